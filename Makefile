@@ -1,0 +1,39 @@
+# One entry point for people and CI. `make test` and `make reproduce` set up what they need.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+OUT ?= build
+# The mirror of the original files, when it sits beside the checkout (see README: offline use).
+ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
+export ARGBENCH_SOURCES
+
+.PHONY: setup test lint reproduce wheel-check clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+reproduce: setup
+	$(VENV)/bin/argbench build --out $(OUT)
+
+# Build the wheel and import it in a second, fresh environment.
+wheel-check: setup
+	rm -rf dist $(VENV)-wheel
+	$(PY) -m build --wheel --outdir dist -q
+	$(PYTHON) -m venv $(VENV)-wheel
+	$(VENV)-wheel/bin/python -m pip install -q dist/*.whl
+	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
+
+clean:
+	rm -rf $(VENV) $(VENV)-wheel dist build *.egg-info

@@ -1,0 +1,50 @@
+"""argbench: argument-mining corpora and metrics for the Hugging Face ecosystem.
+
+Importing argbench is cheap: `datasets`, `evaluate` and models are imported when used.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["list_datasets", "load_dataset", "build", "list_metrics", "load_metric", "__version__"]
+
+
+def list_datasets() -> list[str]:
+    """Names of the datasets argbench builds."""
+    from argbench.loaders import DATASETS
+
+    return sorted(DATASETS)
+
+
+def load_dataset(name, config=None, split=None, *, sources=None, cache_dir=None):
+    """Build (or reuse the cached) dataset ``name`` in-process and return it.
+
+    Returns a ``datasets.DatasetDict``, or a ``datasets.Dataset`` when ``split`` is given.
+    ``sources`` is a mirror folder laid out by URL (default: ``$ARGBENCH_SOURCES``, then the
+    network); ``cache_dir`` is the datasets cache (default: ``HF_DATASETS_CACHE``).
+    """
+    from argbench.datasets_api import load
+
+    return load(name, config, split, sources=sources, cache_dir=cache_dir)
+
+
+def build(name, out_dir, *, sources=None, cache_dir=None):
+    """Write ``<out_dir>/<name>/``: the Hub layout (card + Parquet) for every config of ``name``."""
+    from argbench.hub import build as _build
+
+    return _build(name, out_dir, sources=sources, cache_dir=cache_dir)
+
+
+def list_metrics() -> list[str]:
+    """Names of the metrics argbench provides as evaluate modules."""
+    from argbench.metrics import list_metrics as _list
+
+    return _list()
+
+
+def load_metric(name, **kwargs):
+    """``evaluate.load`` of argbench's metric ``name`` (works from a checkout and a wheel)."""
+    from argbench.metrics import load_metric as _load
+
+    return _load(name, **kwargs)

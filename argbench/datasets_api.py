@@ -1,0 +1,41 @@
+"""Build argbench datasets in-process with their ``GeneratorBasedBuilder``."""
+
+from __future__ import annotations
+
+from datasets.exceptions import DatasetGenerationError
+
+from argbench.loaders import builder_class
+from argbench.loaders._base import DataError
+from argbench.sources import SourceError
+
+
+def config_names(name: str) -> list[str]:
+    return [config.name for config in builder_class(name).BUILDER_CONFIGS]
+
+
+def builder(name, config=None, *, sources=None, cache_dir=None):
+    """A prepared builder for ``name``/``config`` (data generated once, then read from cache)."""
+    cls = builder_class(name)
+    if config is not None and config not in config_names(name):
+        raise ValueError(
+            f"dataset {name!r} has no config {config!r}; configs: {', '.join(config_names(name))}"
+        )
+    instance = cls(config_name=config, cache_dir=cache_dir, sources=sources)
+    try:
+        instance.download_and_prepare()
+    except DatasetGenerationError as error:
+        # Surface our own errors (which name file, example and field), not datasets' wrapper.
+        if isinstance(error.__cause__, (DataError, SourceError)):
+            raise error.__cause__ from None
+        raise
+    return instance
+
+
+def load(name, config=None, split=None, *, sources=None, cache_dir=None):
+    prepared = builder(name, config, sources=sources, cache_dir=cache_dir)
+    if split is not None and split not in prepared.info.splits:
+        raise ValueError(
+            f"dataset {name!r} config {prepared.config.name!r} has no split {split!r}; "
+            f"splits: {', '.join(prepared.info.splits)}"
+        )
+    return prepared.as_dataset(split=split)

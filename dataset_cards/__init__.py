@@ -1,0 +1,1 @@
+"""Dataset card templates; ``argbench build`` fills in computed statistics."""

@@ -1,0 +1,20 @@
+"""The corpora: one module per dataset, each a ``datasets.GeneratorBasedBuilder``."""
+
+from __future__ import annotations
+
+import importlib
+
+# name -> "module:Class"; modules are imported only when a dataset is used.
+DATASETS: dict[str, str] = {
+    "claimdiff": "claimdiff:ClaimDiff",
+    "cqs_gen": "cqs_gen:CqsGen",
+}
+
+
+def builder_class(name: str):
+    """The builder class of dataset ``name``."""
+    if name not in DATASETS:
+        raise KeyError(f"unknown dataset {name!r}; available: {', '.join(sorted(DATASETS))}")
+    module_name, class_name = DATASETS[name].split(":")
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return getattr(module, class_name)

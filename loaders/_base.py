@@ -1,0 +1,76 @@
+"""What every argbench loader shares: declared sources, versioning, metadata for the card."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+from pathlib import Path
+from typing import ClassVar
+
+import datasets
+
+from argbench.sources import SourceFile, resolve
+
+
+class DataError(ValueError):
+    """A source record does not have the shape the loader documents."""
+
+
+def data_error(dataset: str, source: str, index: int, field: str, problem: str) -> DataError:
+    return DataError(f"{dataset}: {source}, example {index}, field {field!r}: {problem}")
+
+
+class ArgbenchBuilder(datasets.GeneratorBasedBuilder):
+    """A ``GeneratorBasedBuilder`` whose files are declared once in ``SOURCES``.
+
+    Subclasses set ``SOURCES``, ``HOMEPAGE``, ``LICENSE``, ``CITATION``, ``VERSION``,
+    ``BUILDER_CONFIGS`` and implement ``_features``, ``_split_generators``,
+    ``_generate_examples``. ``sources=`` points at a mirror (see ``argbench.sources``).
+    """
+
+    SOURCES: ClassVar[dict[str, SourceFile]] = {}
+    HOMEPAGE: ClassVar[str] = ""
+    LICENSE: ClassVar[str] = ""
+    CITATION: ClassVar[str] = ""
+    DESCRIPTION: ClassVar[str] = ""
+
+    def __init__(self, *args, sources=None, **kwargs):
+        self.sources = sources
+        kwargs.setdefault("hash", self.content_hash())
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def content_hash(cls) -> str:
+        """Cache key: the loader's code and the pinned checksums, so edits rebuild the cache."""
+        digest = hashlib.sha256()
+        for module in (sys.modules[cls.__module__], sys.modules[__name__]):
+            digest.update(inspect.getsource(module).encode())
+        for key in sorted(cls.SOURCES):
+            digest.update(f"{key}={cls.SOURCES[key].sha256}".encode())
+        return digest.hexdigest()[:16]
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(
+            description=self.DESCRIPTION + "\n" + (self.config.description or ""),
+            features=self._features(),
+            homepage=self.HOMEPAGE,
+            license=self.LICENSE,
+            citation=self.CITATION,
+            version=self.config.version,
+        )
+
+    def _features(self) -> datasets.Features:
+        raise NotImplementedError
+
+    def source_path(self, key: str) -> Path:
+        """Verified local copy of the declared source ``key``."""
+        return resolve(self.SOURCES[key], self.sources)
+
+    def error(self, source: str, index: int, field: str, problem: str) -> DataError:
+        return data_error(self.dataset_name, source, index, field, problem)
+
+    @classmethod
+    def card_statistics(cls, config: str, splits: dict[str, datasets.Dataset]) -> list[str]:
+        """Markdown lines with statistics computed from the built data, for the card."""
+        return []

@@ -1,0 +1,172 @@
+"""ClaimDiff (Ko et al.): does claim A strengthen (S) or weaken (W) claim B?"""
+
+from __future__ import annotations
+
+import json
+
+import datasets
+
+from argbench.sources import SourceFile
+
+from ._base import ArgbenchBuilder
+
+_BASE = (
+    "https://raw.githubusercontent.com/kaistAI/ClaimDiff/19d033c17dec6457fc807f01dfa31f535172f28a"
+)
+
+# source split name -> argbench split name
+SPLITS = {"train": "train", "test": "test", "test-full": "test_doc"}
+_FILE_STEM = {"S": "ClaimDiff-S/ClaimDiff-strength", "W": "ClaimDiff-W/ClaimDiff-weak"}
+LABEL_NAMES = {
+    "S": ["not_strengthen", "strengthen"],
+    "W": ["not_weaken", "weaken"],
+}
+
+_SHA256 = {
+    "S/train": "9a73b04bf00cba50f9676753dc9afcae09777f62f3fc26208daf3c8c3e328cde",
+    "S/test": "2c0322c77aff970cb194f908ebebd01dace4d62f47e71fa5393fc84b22972ed6",
+    "S/test-full": "d010e944b446a66cb12ddca2ec37223aca124e1d3769695111c781b6aac7572f",
+    "W/train": "60c248e09930df6bdb4341296c7f26212c141abde9d2442a1e6f852d2dd14046",
+    "W/test": "c454cdea672536ddd2fe1f65fcbbda25daf53d0196bf810c6bf9dc5b5e7c04c2",
+    "W/test-full": "ce0de88d089ae14bddf09aaecaf847c1fd8e3fd74cc4d83a4b86e7fa7a593339",
+    "unfiltered": "72ce4e40c774792b144ebd0726b1f2ec94872fb7f6e6b436da929c16e5aba43b",
+}
+
+_CITATION = """\
+@misc{ko2022claimdiff,
+  title     = {ClaimDiff: Comparing and Contrasting Claims on Contentious Issues},
+  author    = {Ko, Miyoung and Seong, Ingyu and Lee, Hwaran and Park, Joonsuk and
+               Chang, Minsuk and Seo, Minjoon},
+  year      = {2022},
+  publisher = {arXiv},
+  doi       = {10.48550/ARXIV.2205.12221},
+  url       = {https://arxiv.org/abs/2205.12221}
+}
+"""
+
+
+def _sources() -> dict[str, SourceFile]:
+    files = {
+        f"{config}/{split}": SourceFile(
+            f"{_BASE}/{_FILE_STEM[config]}-{split}.json", _SHA256[f"{config}/{split}"]
+        )
+        for config in _FILE_STEM
+        for split in SPLITS
+    }
+    files["unfiltered"] = SourceFile(
+        f"{_BASE}/annotation_result_unfiltered.json", _SHA256["unfiltered"]
+    )
+    return files
+
+
+_PAIR_FIELDS = ["pair_id", "topic", "date", "article_a", "article_b", "claim_a", "claim_b"]
+
+
+class ClaimDiff(ArgbenchBuilder):
+    """ClaimDiff-S / -W claim pairs with rationales, and the unfiltered annotation pool."""
+
+    VERSION = datasets.Version("1.0.0")
+    SOURCES = _sources()
+    HOMEPAGE = "https://github.com/kaistAI/ClaimDiff"
+    LICENSE = "unknown"
+    CITATION = _CITATION
+    DESCRIPTION = "ClaimDiff: pairs of claims from news articles on one contentious issue."
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="S", version=VERSION, description="label 1: claim A strengthens claim B"
+        ),
+        datasets.BuilderConfig(
+            name="W", version=VERSION, description="label 1: claim A weakens claim B"
+        ),
+        datasets.BuilderConfig(
+            name="unfiltered",
+            version=VERSION,
+            description="all 5,076 annotated pairs with their average response, before filtering",
+        ),
+    ]
+    DEFAULT_CONFIG_NAME = "S"
+
+    def _features(self) -> datasets.Features:
+        pair = {name: datasets.Value("string") for name in _PAIR_FIELDS}
+        pair["date"] = datasets.Value("date32")
+        pair["reversed"] = datasets.Value("bool")
+        if self.config.name == "unfiltered":
+            return datasets.Features({**pair, "average_response": datasets.Value("float64")})
+        return datasets.Features(
+            {
+                **pair,
+                "label": datasets.ClassLabel(names=LABEL_NAMES[self.config.name]),
+                "rationales": datasets.List(datasets.Value("string")),
+                "rationale_spans": datasets.List(
+                    {"start": datasets.Value("int32"), "end": datasets.Value("int32")}
+                ),
+            }
+        )
+
+    def _split_generators(self, dl_manager):
+        if self.config.name == "unfiltered":
+            return [datasets.SplitGenerator(datasets.Split.TRAIN, gen_kwargs={"key": "unfiltered"})]
+        return [
+            datasets.SplitGenerator(name, gen_kwargs={"key": f"{self.config.name}/{source_split}"})
+            for source_split, name in SPLITS.items()
+        ]
+
+    def _generate_examples(self, key):
+        path = self.source_path(key)
+        with open(path, encoding="utf-8") as handle:
+            payload = json.load(handle)
+        records = payload if key == "unfiltered" else payload["data"]
+        source = self.SOURCES[key].filename
+        for index, record in enumerate(records):
+            missing = [f for f in _PAIR_FIELDS if f not in record]
+            if missing:
+                raise self.error(source, index, missing[0], "missing")
+            example = {name: record[name] for name in _PAIR_FIELDS}
+            example["reversed"] = record["pair_id"].endswith("_rev")
+            if key == "unfiltered":
+                example["average_response"] = float(record["average_response"])
+            else:
+                if record.get("relation") not in (0, 1):
+                    raise self.error(
+                        source,
+                        index,
+                        "relation",
+                        f"expected 0 or 1, got {record.get('relation')!r}",
+                    )
+                example["label"] = record["relation"]
+                example["rationales"] = list(record.get("rationale") or [])
+                example["rationale_spans"] = [
+                    self._span(source, index, record["claim_a"], phrase)
+                    for phrase in example["rationales"]
+                ]
+            yield index, example
+
+    def _span(self, source: str, index: int, claim: str, phrase: str) -> dict[str, int]:
+        """Character span of a rationale in claim A (first occurrence; in the release each occurs once)."""
+        start = claim.find(phrase)
+        if not phrase or start < 0:
+            raise self.error(
+                source, index, "rationale", f"{phrase!r} is not a substring of claim_a"
+            )
+        return {"start": start, "end": start + len(phrase)}
+
+    @classmethod
+    def card_statistics(cls, config, splits):
+        if config == "unfiltered":
+            scores = splits["train"]["average_response"]
+            kept = sum(1 for s in scores if abs(s) >= 0.5)
+            return [
+                f"- pairs with |average_response| ≥ 0.5 (the filter the paper applies): {kept:,} of {len(scores):,}"
+            ]
+        lines = [
+            "| split | pairs | topics | articles | rationales | label 1 share |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, ds in splits.items():
+            articles = set(ds["article_a"]) | set(ds["article_b"])
+            share = sum(ds["label"]) / len(ds)
+            rationales = sum(len(r) for r in ds["rationales"])
+            lines.append(
+                f"| {name} | {len(ds):,} | {len(set(ds['topic'])):,} | {len(articles):,} | {rationales:,} | {share:.2%} |"
+            )
+        return lines

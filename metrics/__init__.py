@@ -1,0 +1,24 @@
+"""The metrics: one folder per metric, ``<name>/<name>.py`` (an evaluate module) + card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+
+
+def list_metrics() -> list[str]:
+    return sorted(p.name for p in _HERE.iterdir() if p.is_dir() and (p / f"{p.name}.py").is_file())
+
+
+def metric_path(name: str) -> Path:
+    """Folder of metric ``name`` (what ``evaluate.load`` takes)."""
+    if name not in list_metrics():
+        raise KeyError(f"unknown metric {name!r}; available: {', '.join(list_metrics()) or 'none'}")
+    return _HERE / name
+
+
+def load_metric(name: str, **kwargs):
+    import evaluate
+
+    return evaluate.load(str(metric_path(name)), **kwargs)

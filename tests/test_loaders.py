@@ -1,0 +1,107 @@
+import json
+
+import datasets
+import pytest
+from argbench.loaders._base import DataError
+
+import argbench
+from tests.conftest import FIXTURES
+
+
+def test_list_datasets_names_every_loader():
+    assert {"claimdiff", "cqs_gen"} <= set(argbench.list_datasets())
+
+
+def test_claimdiff_from_fixtures(fixture_mirror, cache_dir):
+    mirror = fixture_mirror("claimdiff")
+    ds = argbench.load_dataset("claimdiff", "S", sources=mirror, cache_dir=cache_dir)
+    assert set(ds) == {"train", "test", "test_doc"}
+    train = ds["train"]
+    assert train.features["label"].names == ["not_strengthen", "strengthen"]
+    assert train.features["date"] == datasets.Value("date32")
+    first = train[0]
+    assert first["label"] == 1 and first["reversed"] is False
+    span = first["rationale_spans"][0]
+    assert first["claim_a"][span["start"] : span["end"]] == first["rationales"][0]
+    assert train[1]["reversed"] is True
+    assert [len(r) for r in train["rationales"]] == [1, 0, 2]
+
+    weak = argbench.load_dataset(
+        "claimdiff", "W", split="train", sources=mirror, cache_dir=cache_dir
+    )
+    assert weak.features["label"].names == ["not_weaken", "weaken"]
+    assert weak["label"] == [0, 1, 0]
+
+    unfiltered = argbench.load_dataset(
+        "claimdiff", "unfiltered", split="train", sources=mirror, cache_dir=cache_dir
+    )
+    assert unfiltered["average_response"] == pytest.approx([4 / 3, -0.5, 0.0])
+    assert "label" not in unfiltered.features
+
+
+def test_claimdiff_rationale_not_in_claim_fails_loudly(fixture_mirror, cache_dir, tmp_path):
+    records = json.loads((FIXTURES / "claimdiff/ClaimDiff-strength.json").read_text())
+    records["data"][2]["rationale"] = ["not in the claim"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(records))
+    mirror = fixture_mirror("claimdiff", overrides={"S/train": bad})
+    with pytest.raises(
+        DataError, match=r"example 2, field 'rationale'.*not a substring of claim_a"
+    ):
+        argbench.load_dataset("claimdiff", "S", sources=mirror, cache_dir=cache_dir)
+
+
+def test_cqs_gen_from_fixtures(fixture_mirror, cache_dir):
+    mirror = fixture_mirror("cqs_gen")
+    ds = argbench.load_dataset("cqs_gen", sources=mirror, cache_dir=cache_dir)
+    assert {s: len(d) for s, d in ds.items()} == {"validation": 2, "test": 1}
+    refs = ds["validation"][0]["references"]
+    label = ds["validation"].features["references"].feature["label"]
+    assert label.names == ["Useful", "Unhelpful", "Invalid"]
+    assert [label.int2str(r["label"]) for r in refs] == ["Useful", "Unhelpful", "Invalid"]
+    assert ds["test"][0]["references"] == []
+    questions = argbench.load_dataset(
+        "cqs_gen", "questions", split="validation", sources=mirror, cache_dir=cache_dir
+    )
+    assert questions["id"] == ["TRUMP_1_a", "TRUMP_1_b", "TRUMP_1_c", "rrd_7_0"]
+    assert questions["intervention_id"][-1] == "rrd_7"
+
+
+def test_cqs_gen_unknown_label_names_example_and_field(fixture_mirror, cache_dir, tmp_path):
+    records = json.loads((FIXTURES / "cqs_gen/validation.json").read_text())
+    records["rrd_7"]["cqs"][0]["label"] = "useful"
+    bad = tmp_path / "validation.json"
+    bad.write_text(json.dumps(records))
+    mirror = fixture_mirror("cqs_gen", overrides={"validation": bad})
+    with pytest.raises(DataError, match=r"example 1, field 'cqs\[0\].label'"):
+        argbench.load_dataset("cqs_gen", sources=mirror, cache_dir=cache_dir)
+
+
+def test_unknown_names_are_clear_errors(fixture_mirror, cache_dir):
+    with pytest.raises(KeyError, match="unknown dataset 'nope'; available: "):
+        argbench.load_dataset("nope")
+    with pytest.raises(ValueError, match="no config 'X'; configs: S, W, unfiltered"):
+        argbench.load_dataset("claimdiff", "X")
+    mirror = fixture_mirror("cqs_gen")
+    with pytest.raises(ValueError, match="no split 'train'; splits: validation, test"):
+        argbench.load_dataset("cqs_gen", split="train", sources=mirror, cache_dir=cache_dir)
+
+
+def test_bad_checksum_fails_and_caches_nothing(fixture_mirror, cache_dir, tmp_path):
+    from argbench.sources import ChecksumError
+
+    mirror = fixture_mirror("cqs_gen")
+    target = next(mirror.rglob("validation.json"))
+    target.write_text(target.read_text().replace("Useful", "Invalid", 1))
+    with pytest.raises(ChecksumError, match="validation.json"):
+        argbench.load_dataset("cqs_gen", sources=mirror, cache_dir=cache_dir)
+    assert not list((tmp_path / "hf-cache").rglob("*.arrow"))
+
+
+def test_missing_file_offline_names_url_and_mirror(cache_dir, tmp_path):
+    from argbench.sources import SourceNotFoundError
+
+    with pytest.raises(
+        SourceNotFoundError, match=r"url https://raw\.githubusercontent\.com/.*mirror paths tried"
+    ):
+        argbench.load_dataset("cqs_gen", sources=tmp_path / "empty-mirror", cache_dir=cache_dir)

@@ -1,0 +1,87 @@
+"""Integration: the real files of ClaimDiff and CQs-Gen (skipped without the mirror)."""
+
+from collections import Counter
+
+import datasets
+import pytest
+
+import argbench
+
+pytestmark = pytest.mark.mirror
+
+
+@pytest.fixture(scope="module")
+def built(real_mirror, tmp_path_factory):
+    out = tmp_path_factory.mktemp("built")
+    cache = str(tmp_path_factory.mktemp("cache"))
+    return {
+        name: argbench.build(name, out, sources=real_mirror, cache_dir=cache)
+        for name in ("claimdiff", "cqs_gen")
+    }, cache
+
+
+PAPER_SHARES = {
+    ("S", "train"): 0.6931,
+    ("W", "train"): 0.1061,
+    ("S", "test"): 0.5664,
+    ("W", "test"): 0.2196,
+}
+
+
+def test_claimdiff_counts_and_table1_shares(built, real_mirror):
+    _, cache = built
+    for config in ("S", "W"):
+        ds = argbench.load_dataset("claimdiff", config, sources=real_mirror, cache_dir=cache)
+        assert {s: len(d) for s, d in ds.items()} == {"train": 1857, "test": 1084, "test_doc": 3168}
+        for split in ("train", "test"):
+            share = sum(ds[split]["label"]) / len(ds[split])
+            assert round(share, 4) == PAPER_SHARES[(config, split)]
+        for split in ds:
+            for row in ds[split].select_columns(["claim_a", "rationales", "rationale_spans"]):
+                for phrase, span in zip(row["rationales"], row["rationale_spans"], strict=True):
+                    assert row["claim_a"][span["start"] : span["end"]] == phrase
+    s_train = argbench.load_dataset(
+        "claimdiff", "S", split="train", sources=real_mirror, cache_dir=cache
+    )
+    w_train = argbench.load_dataset(
+        "claimdiff", "W", split="train", sources=real_mirror, cache_dir=cache
+    )
+    assert s_train["pair_id"] == w_train["pair_id"]
+    assert sum(s_train["reversed"]) == 958
+    unfiltered = argbench.load_dataset(
+        "claimdiff", "unfiltered", split="train", sources=real_mirror, cache_dir=cache
+    )
+    assert len(unfiltered) == 5076
+
+
+def test_cqs_gen_counts_and_labels(built, real_mirror):
+    _, cache = built
+    ds = argbench.load_dataset("cqs_gen", sources=real_mirror, cache_dir=cache)
+    assert {s: len(d) for s, d in ds.items()} == {"validation": 186, "test": 34}
+    label = ds["validation"].features["references"].feature["label"]
+    counts = Counter(
+        label.int2str(r["label"]) for refs in ds["validation"]["references"] for r in refs
+    )
+    assert counts == {"Useful": 2790, "Unhelpful": 893, "Invalid": 453}
+    assert all(refs == [] for refs in ds["test"]["references"])
+    questions = argbench.load_dataset(
+        "cqs_gen", "questions", split="validation", sources=real_mirror, cache_dir=cache
+    )
+    assert len(questions) == 4136
+
+
+def test_built_folders_round_trip(built, real_mirror, tmp_path):
+    folders, cache = built
+    for name, configs in (
+        ("claimdiff", ("S", "W", "unfiltered")),
+        ("cqs_gen", ("interventions", "questions")),
+    ):
+        for config in configs:
+            ours = argbench.load_dataset(name, config, sources=real_mirror, cache_dir=cache)
+            plain = datasets.load_dataset(
+                str(folders[name]), config, cache_dir=str(tmp_path / "plain")
+            )
+            for split in ours:
+                assert plain[split].features == ours[split].features
+                assert len(plain[split]) == len(ours[split])
+                assert plain[split][:50] == ours[split][:50]
