@@ -14,6 +14,8 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	# torch first, pinned: 2.13.0 is the CPU build (an unpinned torch pulls a multi-GB CUDA build)
+	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 	touch $@
 

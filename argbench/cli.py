@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 
@@ -51,6 +52,11 @@ def _cmd_build(args) -> int:
     return 0
 
 
+# Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
+# heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
+EXTENSIONS: list[str] = []
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."
@@ -67,6 +73,9 @@ def parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
     build.set_defaults(run=_cmd_build)
+
+    for module in EXTENSIONS:
+        importlib.import_module(module).add_commands(sub)
     return top
 
 
