@@ -57,6 +57,29 @@ def _cmd_build(args) -> int:
 EXTENSIONS: list[str] = []
 
 
+def _cmd_publish(args) -> int:
+    from argbench.publish import publish
+
+    plan = publish(
+        args.name,
+        args.repo_id,
+        out_dir=args.out,
+        private=args.private,
+        dry_run=args.dry_run,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+        log=lambda m: print(f"  {m}", flush=True),
+    )
+    head = "dry run: would publish" if args.dry_run else "published"
+    print(
+        f"{head} {plan['dataset']} to {plan['repo_id']} ({'private' if plan['private'] else 'public'}), tag {plan['tag']}"
+    )
+    print(f"card: {plan['card']}")
+    for entry in plan["files"]:
+        print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."
@@ -73,6 +96,22 @@ def parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
     build.set_defaults(run=_cmd_build)
+
+    publish = sub.add_parser(
+        "publish", help="build a dataset and upload it to the Hub, tagged v<version>"
+    )
+    publish.add_argument("name", metavar="NAME")
+    publish.add_argument("--repo-id", required=True, help="dataset repository, ORG/NAME")
+    publish.add_argument("--private", action="store_true", help="create the repository private")
+    publish.add_argument(
+        "--dry-run", action="store_true", help="list files, card and tag; no network"
+    )
+    publish.add_argument("--out", default="build", help="build folder (default: build)")
+    publish.add_argument(
+        "--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)"
+    )
+    publish.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    publish.set_defaults(run=_cmd_publish)
 
     for module in EXTENSIONS:
         importlib.import_module(module).add_commands(sub)
