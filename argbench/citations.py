@@ -1,0 +1,172 @@
+"""The one parser for citations in generated comparative answers (CAM-style ``[3, 5]`` tags).
+
+Two readings live here, side by side, so that nothing else in argbench parses brackets:
+
+* :func:`parse_citations` -- argbench's parser. Every bracket group becomes an :class:`Excerpt`
+  (the answer text it belongs to, the argument numbers it cites, whether it is tagged
+  generated). Every shape seen in the CAM silver and gold answers is read; a bracket part that
+  is not a number, range, ``Argument N`` or generated tag is kept in ``unparsed``, never guessed.
+* :func:`notebook_citations` -- exactly what the authors' notebook (``experiments.ipynb``)
+  reads: excerpts found with ``([A-Z].+?)\\[(.+?)\\]`` and ids parsed by its
+  ``parse_argument_ids``. Used to reproduce their numbers (``semantics="notebook"``).
+
+Differences (measured on the real answers in ``scripts/check_citations.py``):
+
+* the notebook regex only starts an excerpt at a capital letter on the same line, so a
+  citation whose line has no capital letter before it (``... and faster [2]``) is missed, and
+  an excerpt may begin mid-line; argbench starts an excerpt right after the previous citation
+  group on the same line (or at the line start) and strips bullets and punctuation;
+* the notebook drops a whole list when it mixes numbers and a spaced ``generated``
+  (``[8, generated]`` -> ``[]``), and reads ``[Argument 3]`` as nothing; argbench keeps ``8``
+  and ``3``;
+* adjacent groups on one line (``[3][5]``, ``[11] [generated]``) are one excerpt here; the
+  notebook makes the second one part of the next capital-letter match or skips it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "Excerpt",
+    "parse_citations",
+    "parse_bracket",
+    "notebook_excerpts",
+    "notebook_argument_ids",
+    "notebook_citations",
+    "NOTEBOOK_EXCERPT_PATTERN",
+]
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """One citation group of an answer and the answer text it belongs to."""
+
+    text: str  # the answer text this citation belongs to (stripped)
+    start: int  # character span of ``text`` in the answer
+    end: int
+    numbers: tuple[
+        int, ...
+    ]  # cited argument numbers (1-based), ranges expanded, order kept, unique
+    generated: bool  # a generated tag ([generated], [Generated], [generated?], [[generated] ...)
+    unparsed: tuple[str, ...]  # bracket parts that could not be read (free text)
+
+
+# A bracket group: one or more [...] separated by spaces/tabs only (never a newline).
+# ``\[?`` lets the stray double bracket ``[[generated]`` be one bracket.
+_BRACKET = r"\[\[?[^\[\]\n]*\]"
+_GROUP_RE = re.compile(rf"{_BRACKET}(?:[ \t]*{_BRACKET})*")
+_ONE_RE = re.compile(r"\[\[?([^\[\]\n]*)\]")
+_NUMBER_RE = re.compile(r"\d+")
+_RANGE_RE = re.compile(r"(\d+)\s*[-\u2013]\s*(\d+)")
+_ARGUMENT_RE = re.compile(r"argument\s+(\d+)", re.IGNORECASE)
+# "generated" with stray characters: "generated?", "generated x3", "Generated Argument"
+_GENERATED_RE = re.compile(r"generated(?:\s*\?|\s+x\d+|\s+argument)?\??", re.IGNORECASE)
+_NUMBER_GENERATED_RE = re.compile(r"(\d+)\s+generated", re.IGNORECASE)
+# what is stripped around an excerpt: whitespace, markdown bullets/emphasis, sentence punctuation
+_STRIP = " \t\r\n-*\u2022.,;:"
+
+
+def parse_bracket(content: str) -> tuple[list[int], bool, list[str]]:
+    """Read the inside of one ``[...]``: (numbers, generated?, unparsed parts)."""
+    numbers: list[int] = []
+    generated = False
+    unparsed: list[str] = []
+    if any(
+        q in content for q in '"\u201c\u201d'
+    ):  # quoted free text: one part, not split on commas
+        return numbers, generated, [content.strip()]
+    for raw in content.split(","):
+        part = raw.strip()
+        if not part:
+            continue
+        if _NUMBER_RE.fullmatch(part):
+            numbers.append(int(part))
+        elif m := _RANGE_RE.fullmatch(part):
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo <= hi:
+                numbers.extend(range(lo, hi + 1))
+            else:
+                unparsed.append(part)
+        elif m := _ARGUMENT_RE.fullmatch(part):
+            numbers.append(int(m.group(1)))
+        elif _GENERATED_RE.fullmatch(part):
+            generated = True
+        elif m := _NUMBER_GENERATED_RE.fullmatch(part):
+            numbers.append(int(m.group(1)))
+            generated = True
+        else:
+            unparsed.append(part)
+    return numbers, generated, unparsed
+
+
+def parse_citations(answer: str) -> list[Excerpt]:
+    """Split ``answer`` into excerpts, one per citation group, in order of appearance.
+
+    An excerpt's text runs from the end of the previous citation group on the same line (or
+    the line start) to the group, stripped of whitespace, bullets and punctuation; it may be
+    empty (a line holding only citations). Brackets on one line separated by blanks only form
+    one group.
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be a str, got {type(answer).__name__}")
+    out: list[Excerpt] = []
+    boundary = 0
+    for group in _GROUP_RE.finditer(answer):
+        line_start = answer.rfind("\n", 0, group.start()) + 1
+        lo, hi = max(boundary, line_start), group.start()
+        while lo < hi and answer[lo] in _STRIP:
+            lo += 1
+        while hi > lo and answer[hi - 1] in _STRIP:
+            hi -= 1
+        numbers: list[int] = []
+        generated = False
+        unparsed: list[str] = []
+        for inner in _ONE_RE.finditer(group.group()):
+            n, g, u = parse_bracket(inner.group(1))
+            numbers.extend(x for x in n if x not in numbers)
+            generated = generated or g
+            unparsed.extend(u)
+        out.append(Excerpt(answer[lo:hi], lo, hi, tuple(numbers), generated, tuple(unparsed)))
+        boundary = group.end()
+    return out
+
+
+# ---- the authors' notebook, reproduced (experiments.ipynb @ faf7f10) ----
+
+NOTEBOOK_EXCERPT_PATTERN = re.compile(r"([A-Z].+?)\[(.+?)\]")
+
+
+def notebook_excerpts(answer: str) -> list[tuple[str, str]]:
+    """(excerpt, bracket content) pairs exactly as the notebook's ``split_text2args`` finds them.
+
+    The excerpt is unstripped (it ends with the space before ``[``), as Jaccard/Levenshtein in
+    the notebook see it.
+    """
+    return NOTEBOOK_EXCERPT_PATTERN.findall(answer)
+
+
+def notebook_argument_ids(ids: str) -> list[int]:
+    """The notebook's ``parse_argument_ids``: ``[8, generated]`` -> [], ``[Argument 3]`` -> []."""
+    try:
+        return [int(i.replace(" generated", "")) for i in ids.split(", ")]
+    except ValueError:
+        pass
+    out: list[int] = []
+    try:
+        if "-" in ids:
+            for part in ids.split(", "):
+                if "-" in part:
+                    lo, hi = map(int, part.split("-"))
+                    out.extend(range(lo, hi + 1))
+        elif " " not in ids and "generated" not in ids and ids != "Paris":
+            out = [int(i) for i in ids.split(",")]
+    except ValueError:  # the notebook's bare except: the answer then has no ids from this group
+        return []
+    return out
+
+
+def notebook_citations(answer: str) -> list[tuple[str, list[int]]]:
+    """(excerpt, ids) pairs as the notebook's scoring loop sees them."""
+    return [(text, notebook_argument_ids(ids)) for text, ids in notebook_excerpts(answer)]
