@@ -8,6 +8,9 @@ import importlib
 DATASETS: dict[str, str] = {
     "claimdiff": "claimdiff:ClaimDiff",
     "cqs_gen": "cqs_gen:CqsGen",
+    "cam_relevance": "cam_relevance:CamRelevance",
+    "cam_answers": "cam_answers:CamAnswers",
+    "webis_argquality20": "webis_argquality20:WebisArgQuality20",
 }
 
 
