@@ -1,0 +1,244 @@
+"""Inter-annotator agreement over a raters × items matrix with missing values (NaN).
+
+Krippendorff's α comes from the ``krippendorff`` package; Fleiss' κ and Cohen's κ are the
+textbook formulas, vectorised over a one-hot count tensor.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+__all__ = [
+    "agreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "mean_pairwise_cohen_kappa",
+    "ratings_matrix",
+    "reproduce_cam_expert",
+]
+
+LEVELS = ("nominal", "ordinal", "interval")
+
+# The CAM paper's expert agreement and the values stored next to the data in the release's
+# expert_annotation.xlsx (control sheet, cells L9 and L10).
+CAM_PUBLISHED = {"krippendorff_alpha": 0.89, "fleiss_kappa": 0.81}
+CAM_SHEET = {"krippendorff_alpha": 0.888880679253755, "fleiss_kappa": 0.812145748987854}
+
+
+def _matrix(ratings) -> np.ndarray:
+    """Raters × items float matrix; None becomes NaN (missing)."""
+    try:
+        matrix = np.array(ratings, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"ratings must be a raters × items matrix of numbers (NaN or None for missing): {error}"
+        ) from None
+    if matrix.ndim != 2:
+        raise ValueError(f"ratings must be 2-D (raters × items), got shape {matrix.shape}")
+    if matrix.shape[0] < 2:
+        raise ValueError(f"agreement needs at least 2 raters, got {matrix.shape[0]}")
+    return matrix
+
+
+def _categories(matrix, categories):
+    observed = np.unique(matrix[~np.isnan(matrix)])
+    if categories is None:
+        return observed
+    categories = np.asarray(categories, dtype=float)
+    unknown = np.setdiff1d(observed, categories)
+    if len(unknown):
+        rater, item = np.argwhere(np.isin(matrix, unknown))[0]
+        raise ValueError(
+            f"rater {rater}, item {item}: rating {matrix[rater, item]:g} is not one of the "
+            f"categories {categories.tolist()}"
+        )
+    return categories
+
+
+def _counts(matrix, categories) -> np.ndarray:
+    """items × categories: how many raters gave each category to each item."""
+    onehot = matrix[:, :, None] == categories[None, None, :]  # NaN matches nothing
+    return onehot.sum(axis=0)
+
+
+def ratings_matrix(items, raters, values):
+    """Pivot long-format annotations (one row per (item, rater)) to the raters × items matrix.
+
+    Returns ``(matrix, rater_ids, item_ids)``; absent pairs are NaN. A repeated (item, rater)
+    pair is an error (naming the row), not silently overwritten.
+    """
+    if not len(items) == len(raters) == len(values):
+        raise ValueError(
+            f"items, raters and values must have the same length, not "
+            f"{len(items)}, {len(raters)}, {len(values)}"
+        )
+    item_ids = sorted(set(items), key=lambda x: (str(type(x)), x))
+    rater_ids = sorted(set(raters), key=lambda x: (str(type(x)), x))
+    item_pos = {item: i for i, item in enumerate(item_ids)}
+    rater_pos = {rater: r for r, rater in enumerate(rater_ids)}
+    matrix = np.full((len(rater_ids), len(item_ids)), np.nan)
+    seen = np.zeros(matrix.shape, dtype=bool)
+    for row, (item, rater, value) in enumerate(zip(items, raters, values, strict=True)):
+        r, i = rater_pos[rater], item_pos[item]
+        if seen[r, i]:
+            raise ValueError(f"row {row}: rater {rater!r} rated item {item!r} twice")
+        seen[r, i] = True
+        matrix[r, i] = np.nan if value is None else float(value)
+    return matrix, rater_ids, item_ids
+
+
+def krippendorff_alpha(ratings, level: str = "nominal", value_domain=None) -> float:
+    """Krippendorff's α (``krippendorff.alpha``) at level nominal, ordinal or interval.
+
+    For the ordinal level the distances depend on which values exist; ``value_domain``
+    (default: the values observed) fixes the ordered list of possible values."""
+    import krippendorff
+
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    matrix = _matrix(ratings)
+    return float(
+        krippendorff.alpha(
+            reliability_data=matrix, level_of_measurement=level, value_domain=value_domain
+        )
+    )
+
+
+def fleiss_kappa(ratings, categories=None) -> float:
+    """Fleiss' κ. Items with fewer than two ratings carry no agreement and are left out;
+    items with different numbers of raters use the usual generalisation (per-item agreement
+    over its own n_i raters, category shares over all ratings)."""
+    matrix = _matrix(ratings)
+    counts = _counts(matrix, _categories(matrix, categories))
+    n = counts.sum(axis=1)
+    counts, n = counts[n >= 2], n[n >= 2]
+    if len(n) == 0:
+        raise ValueError("Fleiss' κ needs at least one item rated by two or more raters")
+    per_item = ((counts**2).sum(axis=1) - n) / (n * (n - 1))
+    shares = counts.sum(axis=0) / n.sum()
+    expected = float((shares**2).sum())
+    if expected == 1:
+        raise ValueError("Fleiss' κ is undefined: every rating is the same category")
+    return float((per_item.mean() - expected) / (1 - expected))
+
+
+def cohen_kappa(x, y, categories=None) -> float:
+    """Cohen's κ of two raters over the items both rated (NaN elsewhere); NaN when it is
+    undefined (no common item, or chance agreement 1: both used one and the same category)."""
+    matrix = _matrix([x, y])
+    both = ~np.isnan(matrix).any(axis=0)
+    if not both.any():
+        return float("nan")
+    matrix = matrix[:, both]
+    cats = _categories(matrix, categories)
+    a = matrix[0][:, None] == cats
+    b = matrix[1][:, None] == cats
+    observed = float((matrix[0] == matrix[1]).mean())
+    expected = float((a.mean(axis=0) * b.mean(axis=0)).sum())
+    if expected == 1:
+        return float("nan")
+    return (observed - expected) / (1 - expected)
+
+
+def mean_pairwise_cohen_kappa(ratings, categories=None) -> tuple[float, int, int]:
+    """Mean Cohen's κ over rater pairs; returns ``(mean, pairs used, pairs undefined)`` —
+    pairs without a common item or with chance agreement 1 have no κ and are counted."""
+    matrix = _matrix(ratings)
+    cats = _categories(matrix, categories)
+    kappas = [
+        cohen_kappa(matrix[i], matrix[j], cats) for i, j in combinations(range(len(matrix)), 2)
+    ]
+    defined = [k for k in kappas if not np.isnan(k)]
+    mean = float(np.mean(defined)) if defined else float("nan")
+    return mean, len(defined), len(kappas) - len(defined)
+
+
+def agreement(ratings, categories=None) -> dict:
+    """All statistics at once for a raters × items matrix (NaN = missing)."""
+    matrix = _matrix(ratings)
+    cats = _categories(matrix, categories)
+    rated = (~np.isnan(matrix)).sum(axis=0)
+    cohen, pairs, undefined = mean_pairwise_cohen_kappa(matrix, cats)
+    result = {
+        f"krippendorff_alpha_{level}": krippendorff_alpha(matrix, level, cats) for level in LEVELS
+    }
+    result.update(
+        fleiss_kappa=fleiss_kappa(matrix, cats),
+        cohen_kappa_mean=cohen,
+        raters=int(matrix.shape[0]),
+        items=int(matrix.shape[1]),
+        items_with_two_or_more_ratings=int((rated >= 2).sum()),
+        ratings=int(rated.sum()),
+        rater_pairs=pairs,
+        rater_pairs_undefined=undefined,
+    )
+    return result
+
+
+def cam_control_matrix(control, exclude=(("Cats", "Dogs"),)):
+    """Raters × items matrix of the CAM expert control items (``cam_relevance`` config
+    ``expert``, split ``control``), leaving out the items of the object pairs in ``exclude``.
+
+    The release's α and κ (sheet cells L9/L10) are reproduced exactly without the one
+    "Cats vs Dogs" item: its mean/variance cells are empty and the statistics columns below
+    it are shifted by a row, so it was added after the statistics were computed."""
+    excluded = {tuple(pair) for pair in exclude}
+    keep = [
+        i
+        for i, (a, b) in enumerate(zip(control["object_a"], control["object_b"], strict=True))
+        if (a, b) not in excluded
+    ]
+    rows = control.select(keep)
+    matrix, raters, _ = ratings_matrix(rows["row"], rows["annotator"], rows["label"])
+    return matrix, raters
+
+
+def reproduce_cam_expert(sources=None, cache_dir=None) -> list[dict]:
+    """CAM expert agreement (paper: α = 0.89, κ = 0.81) from the ``cam_relevance`` expert
+    control items: with the one late-added item left out (as the release computed it) and
+    with all items. Annotators appear only as ``rater_k``."""
+    from argbench import load_dataset
+
+    control = load_dataset(
+        "cam_relevance", "expert", "control", sources=sources, cache_dir=cache_dir
+    )
+    domain = list(range(control.features["label"].num_classes))
+    table = []
+    for name, exclude in (("without 'Cats vs Dogs'", (("Cats", "Dogs"),)), ("all items", ())):
+        matrix, _ = cam_control_matrix(control, exclude)
+        stats = agreement(matrix, domain)
+        for statistic, ours in (
+            ("krippendorff_alpha", stats["krippendorff_alpha_ordinal"]),
+            ("fleiss_kappa", stats["fleiss_kappa"]),
+        ):
+            table.append(
+                {
+                    "items": name,
+                    "statistic": statistic + (" (ordinal)" if "alpha" in statistic else ""),
+                    "argbench": ours,
+                    "paper": CAM_PUBLISHED[statistic],
+                    "release_sheet": CAM_SHEET[statistic],
+                    "raters": stats["raters"],
+                    "n_items": stats["items"],
+                }
+            )
+        for statistic in (
+            "krippendorff_alpha_nominal",
+            "krippendorff_alpha_interval",
+            "cohen_kappa_mean",
+        ):
+            table.append(
+                {
+                    "items": name,
+                    "statistic": statistic,
+                    "argbench": stats[statistic],
+                    "paper": None,
+                    "release_sheet": None,
+                    "raters": stats["raters"],
+                    "n_items": stats["items"],
+                }
+            )
+    return table
