@@ -137,6 +137,31 @@ def split_numbered(text, builder, source, index, field) -> tuple[int, str]:
     return int(match.group(1)), match.group(2)
 
 
+def _repeat_statistics(ds) -> list[str]:
+    """How often a sentence repeats under one (sorted) object pair, and with which labels."""
+    groups: dict = {}
+    for a, b, text, human, gpt in zip(
+        ds["object_a"],
+        ds["object_b"],
+        ds["argument"],
+        ds["relevance"],
+        ds["relevance_gpt4"],
+        strict=True,
+    ):
+        if text is not None:
+            groups.setdefault((*sorted((a, b)), text), []).append((human, gpt))
+    repeated = [labels for labels in groups.values() if len(labels) > 1]
+    humans = [{h for h, _ in labels} for labels in repeated]
+    return [
+        f"- sentences repeated under one object pair: {len(repeated)} "
+        f"({sum(map(len, repeated)) - len(repeated)} extra rows); distinct (pair, sentence): {len(groups):,}",
+        f"- repeated with different human labels: {sum(len(h) > 1 for h in humans)}, of which "
+        f"{sum(len(h) > 1 and min(h) < 2 <= max(h) for h in humans)} straddle the relevant "
+        f"threshold (≥ 2); with different GPT-4 labels: "
+        f"{sum(len({g for _, g in labels}) > 1 for labels in repeated)}",
+    ]
+
+
 class CamRelevance(ArgbenchBuilder):
     """Relevance labels of comparative sentences: final, raw crowd (Toloka) and expert."""
 
@@ -415,6 +440,7 @@ class CamRelevance(ArgbenchBuilder):
                     )
                 if gpt[None]:
                     lines.append(f"| null | 0 | {gpt[None]:,} | |")
+                lines += ["", *_repeat_statistics(ds)]
             elif config == "toloka":
                 labels = Counter(ds["label"])
                 status = Counter(ds["status"])
