@@ -1,0 +1,58 @@
+"""CAM Table 3 overlap of answers with their arguments: Jaccard (text, sentence), Levenshtein."""
+
+import datasets
+import evaluate
+
+from argbench.text_metrics import argument_overlap
+
+_CITATION = """\
+@inproceedings{nikolaev-etal-2025-compare,
+  title = {How to Compare Things Properly? A Study of Argument Relevance in Comparative Question Answering},
+  booktitle = {Proceedings of the 63rd Annual Meeting of the Association for Computational Linguistics (ACL 2025)},
+  year = {2025}
+}
+"""
+
+_DESCRIPTION = """\
+How much a comparative answer copies its numbered arguments, as the CAM authors' notebook
+measures it on whitespace tokens: jaccard_text (all arguments, joined with their "N. "
+prefixes, vs the answer; mean over answers), jaccard_sent (per cited excerpt, the best
+Jaccard with any argument) and levenshtein (per excerpt, the smallest token edit distance to
+any argument), both means over all excerpts.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions (list of str): the answers.
+    references (list of list of str): per answer, its arguments without the "N. " prefix
+        (cam_answers' `arguments` column).
+    excerpts (str): "notebook" (default; the authors' regex) or "argbench" (argbench.citations).
+Returns:
+    jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts.
+Examples:
+    >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
+    >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],
+    ...                    references=[["Cats are smarter than dogs.", "Dogs are loyal."]])
+    >>> round(r["jaccard_sent"], 3), r["levenshtein"]
+    (0.571, 2.0)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ArgumentOverlap(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string"),
+                    "references": datasets.Sequence(datasets.Value("string")),
+                }
+            ),
+            reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
+        )
+
+    def _compute(self, predictions, references, excerpts="notebook"):
+        return argument_overlap(predictions, references, excerpts)

@@ -1,0 +1,62 @@
+"""CAM argument relevance (AR) precision / recall / F1 of cited arguments."""
+
+import datasets
+import evaluate
+
+from argbench.text_metrics import argument_relevance
+
+_CITATION = """\
+@inproceedings{nikolaev-etal-2025-compare,
+  title = {How to Compare Things Properly? A Study of Argument Relevance in Comparative Question Answering},
+  booktitle = {Proceedings of the 63rd Annual Meeting of the Association for Computational Linguistics (ACL 2025)},
+  year = {2025}
+}
+"""
+
+_DESCRIPTION = """\
+For a generated comparative answer that cites numbered arguments ("... [1, 3]"), precision is
+the share of the distinct cited arguments that are relevant (label >= relevance_threshold),
+recall the share of the relevant arguments that are cited, F1 their harmonic mean per answer;
+all three are averaged over answers. Citations are read by argbench.citations. With
+semantics="notebook" the citations are read, and answers skipped, exactly as the CAM authors'
+notebook does.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions (list of str): the answers.
+    references (list of list of int): per answer, the relevance label of each numbered
+        argument (index N-1 for citation [N]); -1 or None means unknown.
+    relevance_threshold (int): a label >= this is relevant. Default 2 (as the authors).
+    semantics (str): "strict" (default) or "notebook" (the authors' parser and skipping).
+Returns:
+    precision, recall, f1 (means over scored answers), n_answers, n_scored,
+    n_without_citations, n_without_relevant, n_out_of_range, n_unknown_cited, n_unparsed,
+    generated_share.
+Examples:
+    >>> metric = evaluate.load("metrics/argument_relevance")  # or argbench.load_metric
+    >>> r = metric.compute(predictions=["A is faster [1, 2]. B is cheaper [generated]."],
+    ...                    references=[[3, 0, 2]])
+    >>> round(r["precision"], 2), round(r["recall"], 2), round(r["f1"], 2), r["generated_share"]
+    (0.5, 0.5, 0.5, 0.5)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ArgumentRelevance(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string"),
+                    "references": datasets.Sequence(datasets.Value("int64")),
+                }
+            ),
+            reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
+        )
+
+    def _compute(self, predictions, references, relevance_threshold=2, semantics="strict"):
+        return argument_relevance(predictions, references, relevance_threshold, semantics)

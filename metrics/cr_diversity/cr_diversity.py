@@ -1,0 +1,56 @@
+"""CQs-Gen diversity: compression-ratio diversity and n-gram diversity of generated texts."""
+
+import datasets
+import evaluate
+
+from argbench.text_metrics import cr_diversity
+
+_CITATION = """\
+@inproceedings{calvo-figueras-etal-2025-benchmarking,
+  title = {Benchmarking Critical Questions Generation},
+  booktitle = {Proceedings of EMNLP 2025},
+  year = {2025}
+}
+@article{shaib-etal-2024-standardizing,
+  title = {Standardizing the Measurement of Text Diversity: A Tool and a Comparative Analysis of Scores},
+  journal = {arXiv preprint arXiv:2403.00553},
+  year = {2024}
+}
+"""
+
+_DESCRIPTION = """\
+Diversity of one system's generated texts, all predictions together. compression_ratio is the
+size of the texts joined with spaces divided by their compressed size (with gzip, exactly what
+the diversity package 0.3.1 measures); cr_diversity is its reciprocal (the CQs-Gen paper's
+CR-div, higher = more diverse); ngram_diversity sums distinct/all n-grams for n = 1..4 over
+space-split tokens, as the diversity package does.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions (list of str): the generated texts of one system.
+    algorithm (str): "gzip" (default), "zstd" or "xz".
+    num_n (int): largest n-gram size for ngram_diversity, default 4.
+Returns:
+    compression_ratio, cr_diversity, ngram_diversity (unrounded floats).
+Examples:
+    >>> metric = evaluate.load("metrics/cr_diversity")  # or argbench.load_metric
+    >>> r = metric.compute(predictions=["Is the claim true?", "Is the claim true?", "Who says so?"])
+    >>> round(r["ngram_diversity"], 3)
+    2.989
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class CrDiversity(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("string")}),
+            reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
+        )
+
+    def _compute(self, predictions, algorithm="gzip", num_n=4):
+        return cr_diversity(predictions, algorithm, num_n)
