@@ -29,6 +29,29 @@ FIXTURE_FILES = {
         "unfiltered": "claimdiff/annotation_result_unfiltered.json",
     },
     "cqs_gen": {"validation": "cqs_gen/validation.json", "test": "cqs_gen/test.json"},
+    # "expert" (xlsx) is written by the tests with openpyxl: see tests/test_cam_webis_loaders.py
+    "cam_relevance": {
+        "relevance": "cam_relevance/dataset_cqa_all_gpt.json",
+        "toloka": "cam_relevance/assignments_from_pool_42774131__05-02-2024.tsv",
+    },
+    "cam_answers": {
+        "silver_112": "cam_answers/silver_112x3.json",
+        "silver_50": "cam_answers/silver_50x3.json",
+        "gold": "cam_answers/gold_40_plus_10x4.json",
+        "relevance": "cam_relevance/dataset_cqa_all_gpt.json",
+    },
+    "webis_argquality20": {
+        key: f"webis_argquality20/webis-argquality20-{stem}.csv"
+        for key, stem in {
+            "arguments": "arguments",
+            "topics": "topics",
+            "ranking": "ranking",
+            "rhetorical": "raw-rhetorical",
+            "logical": "raw-logical",
+            "dialectical": "raw-dialectical",
+            "relevance": "raw-relevance",
+        }.items()
+    },
 }
 
 
