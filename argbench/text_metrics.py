@@ -17,6 +17,7 @@ from argbench.citations import notebook_citations, notebook_excerpts, parse_cita
 
 __all__ = [
     "argument_relevance",
+    "notebook_labels",
     "rationale_f1",
     "compression_ratio",
     "ngram_diversity",
@@ -152,6 +153,20 @@ def argument_relevance(
         **counts,
         "generated_share": generated / groups if groups else 0.0,
     }
+
+
+def notebook_labels(arguments: Sequence[str], labels: Sequence[int | None]) -> list[int | None]:
+    """Labels as the authors' notebook sees them (to reproduce its printed numbers).
+
+    The notebook matches ``arg.split('. ')[1]`` -- the text only up to its first ``". "`` --
+    against the relevant texts, so an argument of several sentences counts as non-relevant
+    (0) unless its first sentence is itself a relevant argument of the list.
+    """
+    relevant = {a for a, lab in zip(arguments, labels, strict=True) if lab is not None and lab >= 2}
+    return [
+        lab if ". " not in a else (3 if a.split(". ")[0] in relevant else 0)
+        for a, lab in zip(arguments, labels, strict=True)
+    ]
 
 
 # ---- ClaimDiff rationales (ERASER IoU-F1, token F1) ----
