@@ -515,7 +515,7 @@ def webis_scores(fits: dict, unjudged=()) -> list[dict]:
         [r[d] for r in table] + [RELEASE_NEVER_COMPARED] * len(extra) for d in WEBIS_DIMENSIONS
     ]
     combined = combined_quality(*filled)
-    for row, value in zip(table, combined, strict=True):
+    for row, value in zip(table, combined[: len(table)], strict=True):
         row["combined"] = float(value)
     for row in extra:
         row["combined"] = None

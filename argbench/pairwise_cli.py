@@ -1,0 +1,166 @@
+"""``argbench pairwise fit``: Bradley–Terry scores from a judgments file or Webis-ArgQuality-20."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+
+def add_commands(subparsers) -> None:
+    pairwise = subparsers.add_parser("pairwise", help="pairwise judgments → Bradley–Terry scores")
+    sub = pairwise.add_subparsers(dest="pairwise_command", required=True)
+    fit = sub.add_parser(
+        "fit",
+        help="fit merits to a judgments file (CSV/JSONL) or to webis_argquality20",
+        description="One Bradley–Terry fit (Rao–Kupper ties, dummy-item regulariser) per group "
+        "of a judgments file, or per topic × dimension of webis_argquality20 (--webis).",
+    )
+    source = fit.add_mutually_exclusive_group(required=True)
+    source.add_argument("judgments", nargs="?", help="CSV or JSONL file, one judgment per row")
+    source.add_argument(
+        "--webis", action="store_true", help="fit webis_argquality20's pairwise config"
+    )
+    fit.add_argument("--out", required=True, help="scores file: .csv or .jsonl")
+    fit.add_argument("--item-a", default="item_a", help="column of the first item")
+    fit.add_argument("--item-b", default="item_b", help="column of the second item")
+    fit.add_argument("--winner", default="winner", help="column of the outcome")
+    fit.add_argument(
+        "--labels",
+        default="a,b,tie",
+        help="outcome values meaning 'A wins', 'B wins', 'tie' (default: a,b,tie)",
+    )
+    fit.add_argument("--group", help="column to fit separately by (e.g. a topic)")
+    fit.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
+    fit.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    fit.add_argument(
+        "--normalize",
+        choices=["zscore", "minmax", "none"],
+        default="zscore",
+        help="score column: z-score per group (default), min-max, or the raw merit",
+    )
+    fit.add_argument(
+        "--parameters",
+        default="release",
+        choices=["release", "example"],
+        help="--webis: per-dimension parameters that reproduce the release (default) or the "
+        "release example's λ=0.3, τ=0.01",
+    )
+    fit.add_argument("--sources", help="--webis: mirror of the source files")
+    fit.add_argument("--cache-dir", help="--webis: datasets cache folder")
+    fit.set_defaults(run=_cmd_fit)
+
+
+def _read(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise ValueError(f"judgments file {path} does not exist")
+    if path.suffix == ".jsonl":
+        rows = []
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as error:
+                        raise ValueError(f"{path}, line {number + 1}: not JSON ({error})") from None
+        return rows
+    if path.suffix == ".csv":
+        with open(path, encoding="utf-8", newline="") as handle:
+            return list(csv.DictReader(handle))
+    raise ValueError(f"judgments file must end in .csv or .jsonl, not {path.name!r}")
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".jsonl":
+        with open(path, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row) + "\n")
+    elif path.suffix == ".csv":
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    else:
+        raise ValueError(f"--out must end in .csv or .jsonl, not {path.name!r}")
+
+
+def _fit_file(args) -> tuple[list[dict], list]:
+    from argbench.pairwise import fit_bradley_terry
+
+    path = Path(args.judgments)
+    rows = _read(path)
+    if not rows:
+        raise ValueError(f"{path}: no judgments")
+    columns = [args.item_a, args.item_b, args.winner] + ([args.group] if args.group else [])
+    for index, row in enumerate(rows):
+        for column in columns:
+            if column not in row:
+                raise ValueError(f"{path}, row {index}: no column {column!r} (have {list(row)})")
+    labels = args.labels.split(",")
+    if len(labels) != 3:
+        raise ValueError(f"--labels needs three values (A wins, B wins, tie), got {args.labels!r}")
+    groups: dict = {}
+    for index, row in enumerate(rows):
+        groups.setdefault(row[args.group] if args.group else None, []).append(index)
+    normalize = None if args.normalize == "none" else args.normalize
+    out, fits = [], []
+    for group, indices in groups.items():
+        try:
+            fit = fit_bradley_terry(
+                [rows[i][args.item_a] for i in indices],
+                [rows[i][args.item_b] for i in indices],
+                [rows[i][args.winner] for i in indices],
+                regularization=args.regularization,
+                threshold=args.threshold,
+                outcome_names=labels,
+            )
+        except ValueError as error:
+            where = f"group {args.group}={group!r}: " if args.group else ""
+            raise ValueError(f"{path}: {where}{error}") from None
+        fits.append(((group,), fit))
+        for item, merit, score in zip(
+            fit.items, fit.merits, fit.normalized(normalize), strict=True
+        ):
+            record = {args.group: group} if args.group else {}
+            out.append({**record, "item": item, "merit": float(merit), "score": float(score)})
+    return out, fits
+
+
+def _fit_webis(args) -> tuple[list[dict], list]:
+    from argbench import load_dataset
+    from argbench.pairwise import fit_webis, webis_scores
+
+    def load(config):
+        return load_dataset(
+            "webis_argquality20", config, "train", sources=args.sources, cache_dir=args.cache_dir
+        )
+
+    fits = fit_webis(load("pairwise"), args.parameters)
+    scores = load("scores").select_columns(
+        ["topic_id", "discussion_id", "argument_id", "is_argument", "logical"]
+    )
+    unjudged = [
+        (r["topic_id"], r["discussion_id"], r["argument_id"])
+        for r in scores
+        if r["is_argument"] and r["logical"] is None
+    ]
+    return webis_scores(fits, unjudged), sorted(fits.items())
+
+
+def _cmd_fit(args) -> int:
+    rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
+    _write(Path(args.out), rows)
+    iterations = max(f.iterations for _, f in fits)
+    gradient = max(f.gradient_norm for _, f in fits)
+    not_converged = [key for key, f in fits if not f.converged]
+    print(
+        f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments, "
+        f"{len(rows):,} score rows -> {args.out}; max iterations {iterations}, "
+        f"max |gradient| {gradient:.1e}, log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
+    )
+    if not_converged:
+        print(f"warning: not converged: {not_converged}", file=sys.stderr)
+        return 1
+    return 0
