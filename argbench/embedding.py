@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Embedder", "ModelUnavailableError", "embed", "default_cache_dir"]
+__all__ = ["Embedder", "ModelUnavailableError", "embed", "default_cache_dir", "load_cross_encoder"]
 
 CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 # Show a progress bar when at least this many texts must actually be encoded.
@@ -99,14 +99,16 @@ def _weights_fingerprint(model) -> str:
     return h.hexdigest()
 
 
-def _unavailable(model: str, cause: BaseException | None = None) -> ModelUnavailableError:
+def _unavailable(
+    model: str, cause: BaseException | None = None, kind: str = "embedding"
+) -> ModelUnavailableError:
     return ModelUnavailableError(
-        f"embedding model {model!r} is not a local folder and is not in the Hugging Face cache, "
+        f"{kind} model {model!r} is not a local folder and is not in the Hugging Face cache, "
         "and it cannot be downloaded (offline or no network"
         + (f": {type(cause).__name__}: {cause}" if cause else "")
         + "). Pass a local path instead, e.g. model='/path/to/stsb-mpnet-base-v2' (a folder "
-        "written by SentenceTransformer.save() or a Hub snapshot), or a loaded "
-        "SentenceTransformer; or run once online to fill the cache."
+        "written by the model's save() or a Hub snapshot), or a loaded model; or run once "
+        "online to fill the cache."
     )
 
 
@@ -294,3 +296,25 @@ def embed(texts: Sequence[str], model, **options) -> np.ndarray:
     """Embed ``texts`` with ``model`` (name, path, loaded model or :class:`Embedder`)."""
     embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
     return embedder.encode(texts)
+
+
+def load_cross_encoder(model, *, revision: str | None = None, device: str | None = None):
+    """A sentence-transformers ``CrossEncoder`` from a name or folder (loaded once per process)."""
+    if hasattr(model, "predict") and hasattr(model, "config"):
+        return model
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"model must be a name, a local folder or a CrossEncoder, got {model!r}")
+    key = ("cross-encoder", str(model), revision, str(device))
+    if key not in _LOADED:
+        from sentence_transformers import CrossEncoder
+
+        local = Path(model).expanduser().is_dir()
+        try:
+            _LOADED[key] = CrossEncoder(
+                str(model), revision=revision, device=device, local_files_only=_offline()
+            )
+        except (OSError, ValueError) as error:
+            if local:
+                raise
+            raise _unavailable(str(model), error, kind="cross-encoder") from error
+    return _LOADED[key]

@@ -72,10 +72,10 @@ class ChatEndpoint:
             )
         return self._client
 
-    def _ask(self, prompt: str) -> str | None:
+    def _ask(self, prompt: str, system: str | None) -> str | None:
         messages = [{"role": "user", "content": prompt}]
-        if self.system:
-            messages.insert(0, {"role": "system", "content": self.system})
+        if system:
+            messages.insert(0, {"role": "system", "content": system})
         options = {}
         if self.temperature is not None:
             options["temperature"] = self.temperature
@@ -90,13 +90,17 @@ class ChatEndpoint:
             return None  # a response without a message: the caller counts it as unparseable
         return content if isinstance(content, str) else None
 
-    def complete(self, prompts: list[str]) -> list[str | None]:
-        """The reply text per prompt (None when a response carries no text); equal prompts asked once."""
+    def complete(self, prompts: list[str], system: str | None = None) -> list[str | None]:
+        """The reply text per prompt (None when a response carries no text); equal prompts asked once.
+
+        ``system`` is the caller's default system message; the endpoint's own ``system`` wins.
+        """
         unique = list(dict.fromkeys(prompts))
+        system = self.system if self.system is not None else system
 
         def ask(index: int) -> str | None:
             try:
-                return self._ask(unique[index])
+                return self._ask(unique[index], system)
             except Exception as error:
                 raise LLMError(
                     f"chat request for prompt #{prompts.index(unique[index])} to model "

@@ -1,0 +1,195 @@
+"""CAM argument–answer coherence (AAC): does each cited excerpt follow from the argument it cites?
+
+One decision (1/0) per (excerpt, cited argument) pair, from an NLI cross-encoder, an LLM on an
+OpenAI-compatible endpoint, or any callable. Citations are read by :mod:`argbench.citations`.
+See ``metrics/argument_answer_coherence/README.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from argbench.citations import notebook_citations, parse_citations
+
+__all__ = ["argument_answer_coherence", "DEFAULT_PROMPT", "SYSTEM_PROMPT"]
+
+SYSTEM_PROMPT = "You check whether one statement follows logically from another."
+
+DEFAULT_PROMPT = """\
+Read the two sentences below. Answer 1 if the second sentence follows from the first one and \
+does not contradict it. Otherwise answer 0. Reply with the single digit and nothing else.
+
+Examples:
+First: cats are smarter than dogs
+Second: cats have more intelligence than dogs
+Answer: 1
+
+First: cats are smarter than dogs
+Second: dogs are smarter than cats
+Answer: 0
+
+First: cats are smarter than dogs
+Second: cats are cleaner than dogs
+Answer: 0
+
+First: {argument}
+Second: {excerpt}
+Answer:"""
+
+
+def _pairs(predictions, references, excerpts):
+    """Per answer: (argument number, argument text, excerpt) pairs, and counts of what was left out."""
+    per_answer, cited, out_of_range, empty = [], [], 0, 0
+    for i, (answer, arguments) in enumerate(zip(predictions, references, strict=True)):
+        if not isinstance(answer, str):
+            raise TypeError(f"predictions[{i}] must be a str, got {type(answer).__name__}")
+        if isinstance(arguments, str) or not isinstance(arguments, Sequence):
+            raise TypeError(f"references[{i}] must be a list of argument strings")
+        for j, argument in enumerate(arguments):
+            if not isinstance(argument, str):
+                raise TypeError(f"references[{i}][{j}] must be a str, got {argument!r}")
+        if excerpts == "argbench":
+            groups = [(e.text, e.numbers) for e in parse_citations(answer)]
+        else:
+            groups = notebook_citations(answer)
+        rows, any_number = [], False
+        for text, numbers in groups:
+            for number in numbers:
+                any_number = True
+                if not 1 <= number <= len(arguments):
+                    out_of_range += 1
+                elif not text.strip():
+                    empty += 1
+                else:
+                    rows.append((number, arguments[number - 1], text))
+        per_answer.append(rows)
+        cited.append(any_number)
+    return per_answer, cited, out_of_range, empty
+
+
+def _nli_decisions(pairs, model, entailment_label, batch_size, device):
+    from argbench.embedding import load_cross_encoder
+
+    encoder = load_cross_encoder(model, device=device)
+    id2label = getattr(getattr(encoder, "config", None), "id2label", None) or {}
+    names = {int(k): str(v) for k, v in id2label.items()}
+    wanted = [i for i, name in names.items() if name.lower() == entailment_label.lower()]
+    if len(names) < 2 or len(wanted) != 1:
+        raise ValueError(
+            f"NLI model {model!r}: cannot find label {entailment_label!r} in its config's "
+            f"id2label {names}; pass entailment_label= with the right name"
+        )
+    if not pairs:
+        return []
+    logits = np.asarray(
+        encoder.predict(
+            [list(p) for p in pairs],
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            show_progress_bar=len(pairs) >= 1000,
+        )
+    )
+    if logits.ndim != 2 or logits.shape[1] != len(names):
+        raise ValueError(
+            f"NLI model {model!r} gave scores of shape {logits.shape}, expected (n, {len(names)})"
+        )
+    return [int(k == wanted[0]) for k in logits.argmax(axis=1)]
+
+
+def _parse_reply(reply) -> int | None:
+    text = reply.strip() if isinstance(reply, str) else ""
+    return int(text) if re.fullmatch(r"[01]", text) else None
+
+
+def argument_answer_coherence(
+    predictions: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    judge: str | Callable = "llm",
+    model=None,
+    entailment_label: str = "entailment",
+    llm=None,
+    prompt_template: str | None = None,
+    excerpts: str = "argbench",
+    batch_size: int = 32,
+    device=None,
+) -> dict:
+    """AAC over answers citing numbered arguments (``[N]`` cites ``references[i][N-1]``).
+
+    ``judge``: ``"nli"`` (a CrossEncoder NLI ``model``; 1 when its top label is
+    ``entailment_label``, found in the model config's id2label), ``"llm"`` (chat endpoint, see
+    :mod:`argbench.llm`; reply must be exactly 0 or 1) or a callable
+    ``(argument, excerpt) -> 0/1``. ``excerpts``: ``"argbench"`` (argbench.citations) or
+    ``"notebook"`` (the authors' regex and id parsing).
+    """
+    if isinstance(predictions, str) or isinstance(references, str):
+        raise TypeError("predictions and references must be lists (one item per answer)")
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    if excerpts not in ("argbench", "notebook"):
+        raise ValueError(f"excerpts must be 'argbench' or 'notebook', got {excerpts!r}")
+    per_answer, cited, out_of_range, empty = _pairs(predictions, references, excerpts)
+    flat = [(argument, text) for rows in per_answer for _, argument, text in rows]
+    unique = list(dict.fromkeys(flat))  # the same (argument, excerpt) pair is judged once
+    replies: list = [None] * len(unique)
+    if callable(judge):
+        decisions = []
+        for argument, text in unique:
+            value = judge(argument, text)
+            if isinstance(value, (bool, np.bool_)):
+                value = int(value)
+            if value not in (0, 1) or isinstance(value, float):
+                raise ValueError(
+                    f"judge returned {value!r} for ({argument!r}, {text!r}); expected 0 or 1"
+                )
+            decisions.append(int(value))
+    elif judge == "nli":
+        if model is None:
+            raise ValueError("judge='nli' needs model= (a CrossEncoder NLI name, folder or model)")
+        decisions = _nli_decisions(unique, model, entailment_label, batch_size, device)
+    elif judge == "llm":
+        from argbench.llm import endpoint_from
+
+        template = DEFAULT_PROMPT if prompt_template is None else prompt_template
+        for field in ("{argument}", "{excerpt}"):
+            if field not in template:
+                raise ValueError(f"prompt_template must contain {field}")
+        prompts = [template.replace("{argument}", a).replace("{excerpt}", e) for a, e in unique]
+        replies = endpoint_from(llm).complete(prompts, system=SYSTEM_PROMPT)
+        decisions = [_parse_reply(r) for r in replies]
+    else:
+        raise ValueError(f"judge must be 'nli', 'llm' or a callable, got {judge!r}")
+
+    decided = dict(zip(unique, zip(decisions, replies, strict=True), strict=True))
+    pairs_out, answer_means, all_decisions, unparsed = [], [], [], []
+    for i, (rows, has_numbers) in enumerate(zip(per_answer, cited, strict=True)):
+        out = []
+        for number, argument, text in rows:
+            decision, reply = decided[(argument, text)]
+            out.append({"argument": number, "excerpt": text, "coherent": decision})
+            if decision is None:
+                unparsed.append({"answer": i, "argument": number, "reply": reply})
+            else:
+                all_decisions.append(decision)
+        pairs_out.append(out)
+        scored = [p["coherent"] for p in out if p["coherent"] is not None]
+        if scored:
+            answer_means.append(float(np.mean(scored)))
+        elif has_numbers and references[i] and not any(p["coherent"] is None for p in out):
+            answer_means.append(0.0)  # cites only numbers with no argument: 0, as the notebook
+    return {
+        "aac": float(np.mean(all_decisions)) if all_decisions else float("nan"),
+        "aac_by_answer": float(np.mean(answer_means)) if answer_means else float("nan"),
+        "n_pairs": len(all_decisions),
+        "n_answers": len(predictions),
+        "n_answers_scored": len(answer_means),
+        "n_without_arguments": sum(1 for arguments in references if not arguments),
+        "n_out_of_range": out_of_range,
+        "n_empty_excerpts": empty,
+        "n_unparsed": len(unparsed),
+        "unparsed": unparsed,
+        "pairs": pairs_out,
+    }
