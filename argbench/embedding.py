@@ -25,7 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Embedder", "ModelUnavailableError", "embed", "default_cache_dir", "load_cross_encoder"]
+__all__ = [
+    "CosineSimilarity",
+    "Embedder",
+    "ModelUnavailableError",
+    "default_cache_dir",
+    "embed",
+    "load_cross_encoder",
+]
 
 CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 # Show a progress bar when at least this many texts must actually be encoded.
@@ -296,6 +303,24 @@ def embed(texts: Sequence[str], model, **options) -> np.ndarray:
     """Embed ``texts`` with ``model`` (name, path, loaded model or :class:`Embedder`)."""
     embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
     return embedder.encode(texts)
+
+
+class CosineSimilarity:
+    """``f(texts_a, texts_b) -> cosine matrix`` through one Embedder, for metrics that compare
+    small groups of texts one example at a time: every text is encoded (or read from the disk
+    cache) once per object, however many examples share it."""
+
+    def __init__(self, model, **options):
+        self.embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys([*texts_a, *texts_b]) if t not in self._vectors]
+        if new:
+            self._vectors.update(zip(new, self.embedder.encode(new), strict=True))
+        a = np.stack([self._vectors[t] for t in texts_a])
+        b = np.stack([self._vectors[t] for t in texts_b])
+        return a @ b.T
 
 
 def load_cross_encoder(model, *, revision: str | None = None, device: str | None = None):

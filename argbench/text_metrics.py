@@ -372,6 +372,8 @@ def argument_overlap(
     references: Sequence[Sequence[str]],
     excerpts: str = "notebook",
     sentence_similarity: Callable[[list[str], list[str]], Sequence[Sequence[float]]] | None = None,
+    model=None,
+    embedding_options: dict | None = None,
 ) -> dict:
     """CAM Table 3 overlap of answers with their argument lists, as the authors' notebook.
 
@@ -381,7 +383,9 @@ def argument_overlap(
     notebook regex, or argbench's parser with ``excerpts="argbench"``): best Jaccard and
     smallest token edit distance to any argument, means over all excerpts pooled.
     ``sentence_similarity(excerpts, numbered_arguments)`` -> similarity matrix adds ``sbert``
-    (mean over excerpts of the best similarity), the notebook's S-BERT column.
+    (mean over excerpts of the best similarity), the notebook's S-BERT column; ``model`` (a
+    sentence-transformers name, folder or model; ``embedding_options`` for
+    :class:`argbench.embedding.Embedder`) makes that hook the cosine of argbench's embeddings.
     Answers with an empty argument list are skipped and counted.
     """
     from rapidfuzz.distance import Levenshtein
@@ -389,6 +393,12 @@ def argument_overlap(
     if excerpts not in ("notebook", "argbench"):
         raise ValueError(f'excerpts must be "notebook" or "argbench", got {excerpts!r}')
     n = _check_same_length(predictions=predictions, references=references)
+    if model is not None:
+        if sentence_similarity is not None:
+            raise ValueError("pass model= or sentence_similarity=, not both")
+        from argbench.embedding import CosineSimilarity
+
+        sentence_similarity = CosineSimilarity(model, **(embedding_options or {}))
     text_j: list[float] = []
     sent_j: list[float] = []
     levs: list[float] = []

