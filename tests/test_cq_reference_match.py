@@ -143,8 +143,9 @@ def test_sts_labels_equal_the_straightforward_procedure(minilm, tmp_path):
         [questions], [REFS], model=minilm, threshold=0.6, cache_dir=tmp_path
     )
     model = Embedder(minilm, cache_dir=False).model
-    expected = straightforward(model, questions, [r["cq"] for r in REFS], 0.6)
-    assert result["labels"][0] == [REFS[w]["label"] if passed else NAE for w, passed in expected]
+    expected = straightforward(model, questions, [r["cq"] for r in REFS])
+    assert result["labels"][0] == [REFS[w]["label"] if s > 0.6 else NAE for w, s in expected]
+    assert result["similarities"][0] == pytest.approx([s for _, s in expected], abs=1e-6)
     assert result["matched_ids"][0] == [REFS[w]["id"] for w, _ in expected]
     assert result["labels"][0][0] == "Useful" and result["labels"][0][2] == NAE
     sims = result["similarities"][0]
