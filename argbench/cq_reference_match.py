@@ -164,6 +164,32 @@ def _llm_match(predictions, references, endpoint, template):
     return out
 
 
+def _callable_match(predictions, references, matcher):
+    out = []
+    for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
+        if qs is None:
+            out.append(None)
+            continue
+        row = []
+        for j, question in enumerate(qs):
+            choice = matcher(question, [r["cq"] for r in refs])
+            if choice is None:
+                row.append((NAE, None, None, None))
+            elif (
+                isinstance(choice, bool)
+                or not isinstance(choice, (int, np.integer))
+                or not 0 <= choice < len(refs)
+            ):
+                raise ValueError(
+                    f"matcher returned {choice!r} for predictions[{i}][{j}]; expected a "
+                    f"reference index 0..{len(refs) - 1} or None"
+                )
+            else:
+                row.append(("match", int(choice), None, None))
+        out.append(row)
+    return out
+
+
 def cq_reference_match(
     predictions: Sequence,
     references: Sequence,
@@ -209,29 +235,7 @@ def cq_reference_match(
     preds = [qs if qs is None or max_questions is None else qs[:max_questions] for qs in raw]
 
     if callable(matcher):
-        decided = []
-        for i, (rs, qs) in enumerate(zip(refs, preds, strict=True)):
-            if qs is None:
-                decided.append(None)
-                continue
-            row = []
-            for j, question in enumerate(qs):
-                choice = matcher(question, [r["cq"] for r in rs])
-                if choice is not None and (
-                    isinstance(choice, bool)
-                    or not isinstance(choice, (int, np.integer))
-                    or not 0 <= choice < len(rs)
-                ):
-                    raise ValueError(
-                        f"matcher returned {choice!r} for predictions[{i}][{j}]; expected a "
-                        f"reference index 0..{len(rs) - 1} or None"
-                    )
-                row.append(
-                    (NAE, None, None, None)
-                    if choice is None
-                    else ("match", int(choice), None, None)
-                )
-            decided.append(row)
+        decided = _callable_match(preds, refs, matcher)
     elif matcher == "sts":
         from argbench.embedding import Embedder
 
