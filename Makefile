@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	# torch first, pinned: 2.13.0 is the CPU build (an unpinned torch pulls a multi-GB CUDA build)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -e ".[test,plots]"
 	touch $@
 
 test: setup
@@ -26,8 +26,10 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The main job: build every corpus (Hub layout) and recompute the papers' tables and figures.
 reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
+	$(VENV)/bin/argbench reproduce --out $(OUT)/reproduction --plots
 
 # Build the wheel and import it in a second, fresh environment.
 wheel-check: setup

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from argbench.sources import SourceFile, resolve
+
 
 @dataclass
 class Row:
@@ -158,17 +160,15 @@ def _offline_unless_hub_reachable(timeout: float = 3.0):
 
     from huggingface_hub import constants
 
-    host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        reachable = True
-    except OSError:
-        reachable = False
     saved = os.environ.get("HF_HUB_OFFLINE")
-    if not reachable:
-        os.environ["HF_HUB_OFFLINE"] = "1"
+    if saved is None or saved.strip().upper() not in {"1", "ON", "YES", "TRUE"}:
+        host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
+        try:
+            socket.create_connection((host, 443), timeout=timeout).close()
+        except OSError:
+            os.environ["HF_HUB_OFFLINE"] = "1"
     try:
-        yield reachable
+        yield
     finally:
         if saved is None:
             os.environ.pop("HF_HUB_OFFLINE", None)
@@ -483,6 +483,102 @@ def webis_counts(ctx: Context) -> Section:
     return section
 
 
+# The shared task's trial submission: a real system output (Llama 3 8B), 3 questions for
+# each of the 5 sample interventions.
+SYSTEM_OUTPUT = SourceFile(
+    "https://raw.githubusercontent.com/hitz-zentroa/shared-task-critical-questions-generation/"
+    "cd5d202ab02f89d9e5ac41d2402079bebad18b52/shared_task/trial_submission/output_llama8.json",
+    "a5fdd99a8523a24f769b174f4d41c91b7dd9218099f6e0e041fe06d558c153c7",
+)
+
+
+def cqs_gen_system_output(ctx: Context) -> Section:
+    import numpy as np
+
+    from argbench.cq_reference_match import NAE, cq_reference_match, read_submission
+    from argbench.text_metrics import cr_diversity
+
+    section = Section(
+        "CQs-Gen", "reference-based evaluation of a real system output (output_llama8.json)"
+    )
+    submission_path = resolve(SYSTEM_OUTPUT, ctx.sources)
+    validation = ctx.load("cqs_gen", "interventions", "validation")
+    inputs = read_submission(submission_path, validation)
+    model, note = ctx.embedding_model(STS_MODEL)
+    if model is None:
+        section.rows.append(Row("score", None, None, "", note, False))
+        return section
+    # Match once with every question passing, then apply thresholds to the similarities.
+    matched = cq_reference_match(**inputs, model=model, threshold=-1.0)
+    labels = [label for row in matched["labels"] for label in row]
+    sims = np.array([s for row in matched["similarities"] for s in row], dtype=float)
+    per_intervention = [len(row) for row in matched["labels"]]
+
+    def at(threshold: float) -> tuple[float, float, dict]:
+        final = [label if sim > threshold else NAE for label, sim in zip(labels, sims, strict=True)]
+        counts = {name: final.count(name) for name in ("Useful", "Unhelpful", "Invalid", NAE)}
+        bounds = np.cumsum([0, *per_intervention])
+        scores = [
+            final[a:b].count("Useful") / 3 for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
+        return float(np.mean(scores)), counts[NAE] / len(final), counts
+
+    comparable = not note
+    for threshold, why in ((0.65, "the paper's threshold"), (0.6, "the public script's default")):
+        score, nae, counts = at(threshold)
+        check = cq_reference_match(**inputs, model=model, threshold=threshold)
+        if abs(check["score"] - score) > 1e-12:
+            raise AssertionError("threshold sweep disagrees with cq_reference_match")
+        label = f"threshold {threshold} ({why})"
+        section.rows.append(Row(f"{label} / score", score, None, "", note, comparable))
+        section.rows.append(Row(f"{label} / NAE rate", nae, None, "", note, comparable))
+        for name, count in counts.items():
+            section.rows.append(Row(f"{label} / {name}", count, None, "", "", comparable))
+    questions = [q for row in inputs["predictions"] for q in row]
+    diversity = cr_diversity(questions)
+    section.rows.append(Row("questions", len(questions), 15, "trial submission"))
+    for key, how in (
+        ("compression_ratio", "gzip, as diversity 0.3.1"),
+        ("cr_diversity", "1 / compression_ratio"),
+        ("ngram_diversity", "sum over n=1..4 of unique/all n-grams, as diversity 0.3.1"),
+    ):
+        section.rows.append(Row(key, diversity[key], None, "", how))
+    section.notes.append(
+        f"model: {model}; the paper reports no figure for this trial system, so the rows show argbench's values only."
+    )
+    if ctx.plots:
+        grid = np.round(np.arange(0.30, 0.951, 0.01), 2)
+        curve = [at(t) for t in grid]
+
+        def draw(ax):
+            ax.plot(
+                grid,
+                [c[0] for c in curve],
+                label="score (useful/3)",
+                color="#228833",
+                drawstyle="steps-post",
+            )
+            ax.plot(
+                grid,
+                [c[1] for c in curve],
+                label="NAE rate",
+                color="#cc3311",
+                drawstyle="steps-post",
+            )
+            for t in (0.6, 0.65):
+                ax.axvline(t, color="grey", linestyle=":", linewidth=1)
+            ax.set_xlabel("similarity threshold (strict >)")
+            ax.set_ylim(0, 1)
+            ax.legend()
+            ax.set_title(
+                "CQs-Gen: output_llama8 score and NAE rate vs threshold"
+                + (" (MiniLM)" if note else "")
+            )
+
+        ctx.figure("cqs_gen_threshold", draw)
+    return section
+
+
 SECTIONS: list[Callable[[Context], Section]] = [
     cam_table3,
     cam_relevance_distribution,
@@ -491,6 +587,7 @@ SECTIONS: list[Callable[[Context], Section]] = [
     webis_bradley_terry,
     webis_counts,
     cqs_gen_statistics,
+    cqs_gen_system_output,
 ]
 
 

@@ -60,6 +60,7 @@ def _isolated(monkeypatch, tmp_path):
     """No test reads the real mirror unless it asks for it; downloads land in tmp."""
     monkeypatch.delenv("ARGBENCH_SOURCES", raising=False)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("argbench.sources.download_dir", lambda: tmp_path / "downloads")
 
 

