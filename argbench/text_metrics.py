@@ -331,17 +331,33 @@ def ngram_diversity(predictions: Sequence[str], num_n: int = 4) -> float:
     """Sum over n = 1..num_n of distinct n-grams / all n-grams, as ``diversity`` computes it.
 
     Tokens are the space-joined texts split on single spaces (n-grams cross text boundaries).
+    Counted on integer ids, not tuples of strings: an n-gram's id is the rank of
+    (id of its first n-1 tokens, id of its last token), so ids stay below N² (exact, no hashing).
     """
+    import numpy as np
+
+    if isinstance(num_n, bool) or not isinstance(num_n, int) or num_n < 1:
+        raise ValueError(f"num_n must be a positive int, got {num_n!r}")
     tokens = _joined(predictions).split(" ")
-    if len(tokens) < num_n:
+    n_tokens = len(tokens)
+    if n_tokens < num_n:
         raise ValueError(
-            f"predictions hold {len(tokens)} space-separated tokens; ngram_diversity needs at "
+            f"predictions hold {n_tokens} space-separated tokens; ngram_diversity needs at "
             f"least num_n={num_n}"
         )
-    return math.fsum(
-        len(set(zip(*(tokens[k:] for k in range(n)), strict=False))) / (len(tokens) - n + 1)
-        for n in range(1, num_n + 1)
-    )
+    vocabulary = {token: i for i, token in enumerate(dict.fromkeys(tokens))}
+    words = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64, count=n_tokens)
+    size = len(vocabulary)
+    ratios = [size / n_tokens]
+    grams = words  # id of the n-gram starting at each position
+    for n in range(2, num_n + 1):
+        keys = grams[:-1] * size + words[n - 1 :]
+        if n < num_n:
+            distinct, grams = np.unique(keys, return_inverse=True)
+        else:
+            distinct = np.unique(keys)
+        ratios.append(len(distinct) / (n_tokens - n + 1))
+    return math.fsum(ratios)
 
 
 def cr_diversity(predictions: Sequence[str], algorithm: str = "gzip", num_n: int = 4) -> dict:

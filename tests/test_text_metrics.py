@@ -259,6 +259,18 @@ def test_zstd_and_errors():
         ngram_diversity(["a b"])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab \n", max_size=12), min_size=1, max_size=6), st.integers(1, 5))
+def test_ngram_diversity_equals_diversity_package(texts, num_n):
+    """Same value as diversity's set-of-tuples count (empty tokens, newlines, repeats)."""
+    _, reference_ngram = _diversity_reference()
+    if len(" ".join(texts).split(" ")) < num_n:
+        with pytest.raises(ValueError, match="needs at least"):
+            ngram_diversity(texts, num_n)
+    else:
+        assert round(ngram_diversity(texts, num_n), 3) == reference_ngram(texts, num_n)
+
+
 @given(st.lists(sentences, min_size=4, max_size=6))
 def test_ngram_bounds(texts):
     assert 0 < ngram_diversity(texts) <= 4
