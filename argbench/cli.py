@@ -55,7 +55,7 @@ def _cmd_build(args) -> int:
 
 # Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
 # heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
-EXTENSIONS: list[str] = ["argbench.pairwise_cli"]
+EXTENSIONS: list[str] = ["argbench.pairwise_cli", "argbench.evaluate_cli"]
 
 
 def _cmd_publish(args) -> int:
