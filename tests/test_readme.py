@@ -1,7 +1,9 @@
 """Every example in the README runs: its Python blocks in order, its shell commands in a temp folder.
 
 Setup commands (`make ...`, `pip install ...`) and `argbench reproduce` are what `.ci/run`
-itself executes (`make test`, `make reproduce`), so they are not run a second time here.
+itself executes (`make test`, `make reproduce`), so they are not run a second time here; a
+real upload (`argbench publish` without `--dry-run`) needs the Hub and is tested against a
+stubbed HfApi in test_publish.py.
 """
 
 import os
@@ -22,18 +24,23 @@ def blocks(language: str) -> list[str]:
     )
 
 
-def shell_commands() -> list[str]:
-    commands = []
+def shell_scripts() -> list[str]:
+    """Each bash block as one script (variables carry over), less what is run elsewhere."""
+    scripts = []
     for block in blocks("bash"):
+        kept = []
         for line in block.splitlines():
             command = line.split("  #")[0].strip()
-            if command and not command.startswith("#") and not command.startswith(RUN_BY_CI):
-                commands.append(command)
-    return commands
+            needs_hub = command.startswith("argbench publish") and "--dry-run" not in command
+            if command and not command.startswith(("#", *RUN_BY_CI)) and not needs_hub:
+                kept.append(command)
+        if kept:
+            scripts.append("\n".join(kept))
+    return scripts
 
 
 def test_readme_has_examples():
-    assert len(blocks("python")) >= 4 and len(shell_commands()) >= 5
+    assert len(blocks("python")) >= 4 and len(shell_scripts()) >= 3
 
 
 @pytest.fixture
@@ -58,10 +65,14 @@ def test_python_examples_run(in_tmp):
 @pytest.mark.mirror
 def test_shell_examples_run(in_tmp):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    for command in shell_commands():
+    for script in shell_scripts():
         done = subprocess.run(
-            command, shell=True, cwd=in_tmp, env=env, capture_output=True, text=True
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=in_tmp,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, (
-            f"README command failed: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            f"README commands failed:\n{script}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
