@@ -32,7 +32,7 @@ _SHA256 = {
     "unfiltered": "72ce4e40c774792b144ebd0726b1f2ec94872fb7f6e6b436da929c16e5aba43b",
 }
 
-_CITATION = """\
+CITATION = """\
 @misc{ko2022claimdiff,
   title     = {ClaimDiff: Comparing and Contrasting Claims on Contentious Issues},
   author    = {Ko, Miyoung and Seong, Ingyu and Lee, Hwaran and Park, Joonsuk and
@@ -69,7 +69,7 @@ class ClaimDiff(ArgbenchBuilder):
     SOURCES = _sources()
     HOMEPAGE = "https://github.com/kaistAI/ClaimDiff"
     LICENSE = "unknown"
-    CITATION = _CITATION
+    CITATION = CITATION
     DESCRIPTION = "ClaimDiff: pairs of claims from news articles on one contentious issue."
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(

@@ -16,7 +16,7 @@ _TASK = "https://raw.githubusercontent.com/hitz-zentroa/shared-task-critical-que
 
 LABELS = ["Useful", "Unhelpful", "Invalid"]
 
-_CITATION = """\
+CITATION = """\
 @inproceedings{calvo-figueras-etal-2025-benchmarking,
   title     = {Benchmarking Critical Questions Generation: A Challenging Reasoning Task for Large Language Models},
   author    = {Calvo Figueras, Blanca and Agerri, Rodrigo},
@@ -44,7 +44,7 @@ class CqsGen(ArgbenchBuilder):
     }
     HOMEPAGE = "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen"
     LICENSE = "unknown"
-    CITATION = _CITATION
+    CITATION = CITATION
     DESCRIPTION = "CQs-Gen: argumentative interventions and critical questions labelled Useful / Unhelpful / Invalid."
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(

@@ -71,7 +71,7 @@ _COLUMNS = {
     "relevance": ["Task ID", "Argument ID", "Discussion ID", "Relevance", "Is Argument?"],
 }  # fmt: skip
 
-_CITATION = """\
+CITATION = """\
 @inproceedings{gienapp-etal-2020-efficient,
   title     = {Efficient Pairwise Annotation of Argument Quality},
   author    = {Gienapp, Lukas and Stein, Benno and Hagen, Matthias and Potthast, Martin},
@@ -95,7 +95,7 @@ class WebisArgQuality20(ArgbenchBuilder):
     SOURCES = {key: SourceFile(f"{_BASE}/{path}", sha) for key, (path, sha) in _FILES.items()}
     HOMEPAGE = "https://github.com/webis-de/acl20-efficient-argument-quality-annotation"
     LICENSE = "unknown"
-    CITATION = _CITATION
+    CITATION = CITATION
     DESCRIPTION = (
         "Webis-ArgQuality-20: args.me arguments in 20 topics with pairwise judgments of "
         "rhetorical, logical and dialectical quality and the Bradley-Terry scores derived from them."

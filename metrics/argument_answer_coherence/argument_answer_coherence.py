@@ -2,16 +2,9 @@
 
 import datasets
 import evaluate
+from argbench.loaders.cam_relevance import CITATION as _CITATION
 
 from argbench.coherence import argument_answer_coherence
-
-_CITATION = """\
-@inproceedings{nikolaev-etal-2025-compare,
-  title = {How to Compare Things Properly? A Study of Argument Relevance in Comparative Question Answering},
-  booktitle = {Proceedings of the 63rd Annual Meeting of the Association for Computational Linguistics (ACL 2025)},
-  year = {2025}
-}
-"""
 
 _DESCRIPTION = """\
 For every citation of a numbered argument in a comparative answer ("... [3]"), a judge decides

@@ -2,16 +2,9 @@
 
 import datasets
 import evaluate
+from argbench.loaders.cam_relevance import CITATION as _CITATION
 
 from argbench.text_metrics import argument_relevance
-
-_CITATION = """\
-@inproceedings{nikolaev-etal-2025-compare,
-  title = {How to Compare Things Properly? A Study of Argument Relevance in Comparative Question Answering},
-  booktitle = {Proceedings of the 63rd Annual Meeting of the Association for Computational Linguistics (ACL 2025)},
-  year = {2025}
-}
-"""
 
 _DESCRIPTION = """\
 For a generated comparative answer that cites numbered arguments ("... [1, 3]"), precision is

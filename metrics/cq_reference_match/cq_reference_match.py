@@ -2,17 +2,9 @@
 
 import datasets
 import evaluate
+from argbench.loaders.cqs_gen import CITATION as _CITATION
 
 from argbench.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
-
-_CITATION = """\
-@inproceedings{calvo-figueras-etal-2025-benchmarking,
-  title     = {Benchmarking Critical Questions Generation: A Challenging Reasoning Task for Large Language Models},
-  author    = {Calvo Figueras, Blanca and Agerri, Rodrigo},
-  booktitle = {Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing},
-  year      = {2025}
-}
-"""
 
 _DESCRIPTION = """\
 Each generated critical question takes the label (Useful / Unhelpful / Invalid) of the most

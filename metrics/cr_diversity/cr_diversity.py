@@ -2,21 +2,20 @@
 
 import datasets
 import evaluate
+from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
 
 from argbench.text_metrics import cr_diversity
 
-_CITATION = """\
-@inproceedings{calvo-figueras-etal-2025-benchmarking,
-  title = {Benchmarking Critical Questions Generation},
-  booktitle = {Proceedings of EMNLP 2025},
-  year = {2025}
-}
+_CITATION = (
+    CQS_GEN_CITATION
+    + """\
 @article{shaib-etal-2024-standardizing,
   title = {Standardizing the Measurement of Text Diversity: A Tool and a Comparative Analysis of Scores},
   journal = {arXiv preprint arXiv:2403.00553},
   year = {2024}
 }
 """
+)
 
 _DESCRIPTION = """\
 Diversity of one system's generated texts, all predictions together. compression_ratio is the

@@ -2,21 +2,20 @@
 
 import datasets
 import evaluate
+from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
 
 from argbench.text_metrics import rationale_f1
 
-_CITATION = """\
-@inproceedings{ko-etal-2023-claimdiff,
-  title = {ClaimDiff: Comparing and Contrasting Claims on Contentious Issues},
-  booktitle = {Findings of the Association for Computational Linguistics: ACL 2023},
-  year = {2023}
-}
+_CITATION = (
+    CLAIMDIFF_CITATION
+    + """\
 @inproceedings{deyoung-etal-2020-eraser,
   title = {ERASER: A Benchmark to Evaluate Rationalized NLP Models},
   booktitle = {Proceedings of ACL 2020},
   year = {2020}
 }
 """
+)
 
 _DESCRIPTION = """\
 Scores predicted rationale phrases against gold ones. IoU-F1: ERASER's partial_match_score --
