@@ -3,7 +3,8 @@
 Setup commands (`make ...`, `pip install ...`) and `argbench reproduce` are what `.ci/run`
 itself executes (`make test`, `make reproduce`), so they are not run a second time here; a
 real upload (`argbench publish` without `--dry-run`) needs the Hub and is tested against a
-stubbed HfApi in test_publish.py.
+stubbed HfApi in test_publish.py. The benchmark commands stand in a ``text`` block: they run
+for up to 40 minutes and print timings, not results to check.
 """
 
 import os
@@ -13,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from .openai_stub import StubServer
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RUN_BY_CI = ("make ", "pip ", "argbench reproduce")
@@ -50,6 +53,16 @@ def in_tmp(real_mirror, tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def llm_endpoint(monkeypatch):
+    """The README's LLM-judge example talks to a local OpenAI-compatible stub that answers 1."""
+    with StubServer(lambda request, number: (200, "1", 0, None)) as server:
+        monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "stub")
+        monkeypatch.setenv("ARGBENCH_LLM_MODEL", "stub-model")
+        yield server
+
+
 @pytest.mark.mirror
 def test_python_examples_run(in_tmp):
     namespace: dict = {"__name__": "readme"}
@@ -63,7 +76,7 @@ def test_python_examples_run(in_tmp):
 
 
 @pytest.mark.mirror
-def test_shell_examples_run(in_tmp):
+def test_shell_examples_run(in_tmp, llm_endpoint):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for script in shell_scripts():
         done = subprocess.run(
@@ -76,3 +89,4 @@ def test_shell_examples_run(in_tmp):
         assert done.returncode == 0, (
             f"README commands failed:\n{script}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
+    assert llm_endpoint.requests, "the LLM-judge example never reached the endpoint"
