@@ -127,7 +127,7 @@ class Context:
             self.judge.startswith("gpt-4"),
         )
 
-    def figure(self, name: str, draw: Callable) -> None:
+    def figure(self, name: str, title: str, xlabel: str, ylabel: str, draw: Callable) -> None:
         """Draw one PNG with matplotlib (the ``plots`` extra) into ``out_dir``."""
         import matplotlib
 
@@ -136,6 +136,9 @@ class Context:
 
         fig, ax = plt.subplots(figsize=(7, 4.2))
         draw(ax)
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
         fig.tight_layout()
         path = self.out_dir / f"{name}.png"
         fig.savefig(path, dpi=120)
@@ -370,18 +373,13 @@ def cam_relevance_distribution(ctx: Context) -> Section:
         Row("relevant (>= 2) arguments per pair, mean", round(mean_relevant, 2), None)
     )
     if ctx.plots:
+        counts = list(per_pair.values())
         ctx.figure(
             "cam_relevant_per_pair",
-            lambda ax: (
-                ax.hist(
-                    list(per_pair.values()),
-                    bins=range(0, max(per_pair.values()) + 2),
-                    color="#4477aa",
-                ),
-                ax.set_xlabel("relevant arguments (human label >= 2) per object pair"),
-                ax.set_ylabel("object pairs"),
-                ax.set_title("CAM: relevant arguments per question (cf. paper Fig. 4)"),
-            ),
+            "CAM: relevant arguments per question (cf. paper Fig. 4)",
+            "relevant arguments (human label >= 2) per object pair",
+            "object pairs",
+            lambda ax: ax.hist(counts, bins=range(0, max(counts) + 2), color="#4477aa"),
         )
     return section
 
@@ -455,17 +453,13 @@ def webis_bradley_terry(ctx: Context) -> Section:
     if ctx.plots:
         scores = ctx.load("webis_argquality20", "scores", "train")
         dims = ("rhetorical", "logical", "dialectical", "combined")
+        values = [[v for v in scores[d] if v is not None] for d in dims]
         ctx.figure(
             "webis_score_distributions",
-            lambda ax: (
-                ax.hist(
-                    [[v for v in scores[d] if v is not None] for d in dims], bins=30, label=dims
-                ),
-                ax.legend(),
-                ax.set_xlabel("z-normalised score"),
-                ax.set_ylabel("arguments"),
-                ax.set_title("Webis-ArgQuality-20: score distribution per quality dimension"),
-            ),
+            "Webis-ArgQuality-20: score distribution per quality dimension",
+            "z-normalised score",
+            "arguments",
+            lambda ax: ax.hist(values, bins=30, label=dims),
         )
     return section
 
@@ -551,31 +545,24 @@ def cqs_gen_system_output(ctx: Context) -> Section:
         curve = [at(t) for t in grid]
 
         def draw(ax):
-            ax.plot(
-                grid,
-                [c[0] for c in curve],
-                label="score (useful/3)",
-                color="#228833",
-                drawstyle="steps-post",
-            )
-            ax.plot(
-                grid,
-                [c[1] for c in curve],
-                label="NAE rate",
-                color="#cc3311",
-                drawstyle="steps-post",
-            )
+            for column, label, color in (
+                (0, "score (useful/3)", "#228833"),
+                (1, "NAE rate", "#cc3311"),
+            ):
+                values = [c[column] for c in curve]
+                ax.plot(grid, values, label=label, color=color, drawstyle="steps-post")
             for t in (0.6, 0.65):
                 ax.axvline(t, color="grey", linestyle=":", linewidth=1)
-            ax.set_xlabel("similarity threshold (strict >)")
             ax.set_ylim(0, 1)
-            ax.legend()
-            ax.set_title(
-                "CQs-Gen: output_llama8 score and NAE rate vs threshold"
-                + (" (MiniLM)" if note else "")
-            )
 
-        ctx.figure("cqs_gen_threshold", draw)
+        ctx.figure(
+            "cqs_gen_threshold",
+            "CQs-Gen: output_llama8 score and NAE rate vs threshold"
+            + (" (MiniLM)" if note else ""),
+            "similarity threshold (strict >)",
+            "",
+            draw,
+        )
     return section
 
 
