@@ -17,30 +17,19 @@ ARGBENCH_SOURCES=/work/shared/sources python scripts/bench_metrics.py
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import time
-from pathlib import Path
 
 import argbench
-from argbench.text_metrics import argument_overlap, compression_ratio, ngram_diversity, rationale_f1
+from argbench.text_metrics import (
+    argument_overlap,
+    compression_ratio,
+    diversity_reference,
+    ngram_diversity,
+    rationale_f1,
+)
 from argbench.tokenize import tokenize
-
-
-def diversity_functions():
-    """diversity 0.3.1's functions, loaded without its package __init__ (which downloads)."""
-    folder = Path(next(iter(importlib.util.find_spec("diversity").submodule_search_locations)))
-    out = []
-    for name, func in (
-        ("compression", "compression_ratio"),
-        ("ngram_diversity", "ngram_diversity_score"),
-    ):
-        spec = importlib.util.spec_from_file_location(f"_div_{name}", folder / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        out.append(getattr(module, func))
-    return out
 
 
 def timed(fn, repeat=3):
@@ -135,7 +124,7 @@ def main() -> None:
     root = os.environ.get("ARGBENCH_SOURCES")
     if not root:
         sys.exit("set ARGBENCH_SOURCES to the source mirror")
-    ref_cr, ref_ngram = diversity_functions()
+    ref_cr, ref_ngram = diversity_reference()
 
     cq = argbench.load_dataset("cqs_gen", split="validation", sources=root)
     groups = [[ref["cq"] for ref in row] for row in cq["references"]]

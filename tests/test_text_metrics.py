@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +14,7 @@ from argbench.text_metrics import (
     argument_relevance,
     compression_ratio,
     cr_diversity,
+    diversity_reference,
     ngram_diversity,
     numbered_arguments,
     rationale_f1,
@@ -203,21 +202,10 @@ def test_rationale_spacy_tokenizer_same_result():
 
 
 def _diversity_reference():
-    """diversity 0.3.1's two functions, loaded without its package __init__ (which downloads)."""
-    spec = importlib.util.find_spec("diversity")
-    if spec is None:
+    functions = diversity_reference()
+    if functions is None:
         pytest.skip("diversity 0.3.1 not installed (pip install -e .[test])")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    out = []
-    for name, func in (
-        ("compression", "compression_ratio"),
-        ("ngram_diversity", "ngram_diversity_score"),
-    ):
-        sub = importlib.util.spec_from_file_location(f"_div_{name}", folder / f"{name}.py")
-        module = importlib.util.module_from_spec(sub)
-        sub.loader.exec_module(module)
-        out.append(getattr(module, func))
-    return out
+    return functions
 
 
 README_EXAMPLE = [
