@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.cam_relevance import CITATION as _CITATION
 
-from argbench.coherence import argument_answer_coherence
+from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 
 _DESCRIPTION = """\
 For every citation of a numbered argument in a comparative answer ("... [3]"), a judge decides
@@ -58,5 +58,28 @@ class ArgumentAnswerCoherence(evaluate.Metric):
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 
-    def _compute(self, predictions, references, judge="llm", **options):
-        return argument_answer_coherence(predictions, references, judge=judge, **options)
+    def _compute(
+        self,
+        predictions,
+        references,
+        judge="llm",
+        model=None,
+        entailment_label="entailment",
+        llm=None,
+        prompt_template=None,
+        excerpts="argbench",
+        batch_size=32,
+        device=None,
+    ):
+        return argument_answer_coherence(
+            predictions,
+            references,
+            judge=judge,
+            model=model,
+            entailment_label=entailment_label,
+            llm=llm,
+            prompt_template=prompt_template,
+            excerpts=excerpts,
+            batch_size=batch_size,
+            device=device,
+        )

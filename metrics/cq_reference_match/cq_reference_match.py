@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.cqs_gen import CITATION as _CITATION
 
-from argbench.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
+from argbench.loaders.cqs_gen import CITATION as _CITATION
+from argbench.scoring.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
 
 _DESCRIPTION = """\
 Each generated critical question takes the label (Useful / Unhelpful / Invalid) of the most
@@ -77,7 +77,36 @@ class CqReferenceMatch(evaluate.Metric):
             ],
         )
 
-    def _compute(self, predictions, references, model=DEFAULT_MODEL, threshold=0.65, **options):
+    def _compute(
+        self,
+        predictions,
+        references,
+        matcher="sts",
+        model=DEFAULT_MODEL,
+        threshold=0.65,
+        max_questions=None,
+        label_names=LABELS,
+        intervention_ids=None,
+        revision=None,
+        cache_dir=None,
+        batch_size=64,
+        device=None,
+        llm=None,
+        prompt_template=None,
+    ):
         return cq_reference_match(
-            predictions, references, model=model, threshold=threshold, **options
+            predictions,
+            references,
+            matcher=matcher,
+            model=model,
+            threshold=threshold,
+            max_questions=max_questions,
+            label_names=label_names,
+            intervention_ids=intervention_ids,
+            revision=revision,
+            cache_dir=cache_dir,
+            batch_size=batch_size,
+            device=device,
+            llm=llm,
+            prompt_template=prompt_template,
         )
