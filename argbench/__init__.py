@@ -24,14 +24,14 @@ def load_dataset(name, config=None, split=None, *, sources=None, cache_dir=None)
     ``sources`` is a mirror folder laid out by URL (default: ``$ARGBENCH_SOURCES``, then the
     network); ``cache_dir`` is the datasets cache (default: ``HF_DATASETS_CACHE``).
     """
-    from argbench.datasets_api import load
+    from argbench.load import load
 
     return load(name, config, split, sources=sources, cache_dir=cache_dir)
 
 
 def build(name, out_dir, *, sources=None, cache_dir=None):
     """Write ``<out_dir>/<name>/``: the Hub layout (card + Parquet) for every config of ``name``."""
-    from argbench.hub import build as _build
+    from argbench.layout import build as _build
 
     return _build(name, out_dir, sources=sources, cache_dir=cache_dir)
 

@@ -25,12 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
+from argbench.sources import is_offline
+
 __all__ = [
     "CosineSimilarity",
     "Embedder",
     "ModelUnavailableError",
     "default_cache_dir",
-    "embed",
     "load_cross_encoder",
 ]
 
@@ -55,15 +56,6 @@ def default_cache_dir() -> Path:
 
         hf_home = constants.HF_HOME
     return Path(hf_home) / "argbench" / "embeddings"
-
-
-def _offline() -> bool:
-    flags = (os.environ.get("HF_HUB_OFFLINE"), os.environ.get("TRANSFORMERS_OFFLINE"))
-    if any(str(f).upper() in {"1", "ON", "YES", "TRUE"} for f in flags if f):
-        return True
-    from huggingface_hub import constants
-
-    return bool(constants.HF_HUB_OFFLINE)
 
 
 def _hub_repo(name: str) -> str:
@@ -180,7 +172,7 @@ class Embedder:
         show_progress_bar: bool | None = None,
     ):
         if isinstance(model, Embedder):
-            raise TypeError("model is already an Embedder; pass it directly to embed()")
+            raise TypeError("model is already an Embedder; use it directly")
         self.revision = revision
         self.device = device
         self.batch_size = batch_size
@@ -223,7 +215,7 @@ class Embedder:
         commit = self.revision if re.fullmatch(r"[0-9a-f]{40}", self.revision or "") else None
         commit = commit or _cached_commit(repo, self.revision)
         if commit is None:  # not in the HF cache: load (downloads when online) to learn it
-            if _offline():
+            if is_offline("models"):
                 raise _unavailable(self._source)
             self.model  # noqa: B018 - loading fills the HF cache
             commit = _cached_commit(repo, self.revision) or self.revision or "unknown"
@@ -238,7 +230,7 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
 
                 device = self.device if isinstance(self.device, str) else None
-                offline = _offline()
+                offline = is_offline("models")
                 try:
                     _LOADED[key] = SentenceTransformer(
                         self._source,
@@ -299,12 +291,6 @@ class Embedder:
         return matrix[[position[t] for t in texts]]
 
 
-def embed(texts: Sequence[str], model, **options) -> np.ndarray:
-    """Embed ``texts`` with ``model`` (name, path, loaded model or :class:`Embedder`)."""
-    embedder = model if isinstance(model, Embedder) else Embedder(model, **options)
-    return embedder.encode(texts)
-
-
 class CosineSimilarity:
     """``f(texts_a, texts_b) -> cosine matrix`` through one Embedder, for metrics that compare
     small groups of texts one example at a time.
@@ -345,7 +331,7 @@ def load_cross_encoder(model, *, revision: str | None = None, device: str | None
         local = Path(model).expanduser().is_dir()
         try:
             _LOADED[key] = CrossEncoder(
-                str(model), revision=revision, device=device, local_files_only=_offline()
+                str(model), revision=revision, device=device, local_files_only=is_offline("models")
             )
         except (OSError, ValueError) as error:
             if local:

@@ -12,11 +12,30 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["ChatEndpoint", "LLMError", "endpoint_from"]
+__all__ = ["ChatEndpoint", "LLMError", "PromptTemplate", "endpoint_from"]
 
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
 BASE_URL_ENV = "ARGBENCH_LLM_BASE_URL"
 KEY_ENV = "ARGBENCH_LLM_API_KEY"
+
+
+class PromptTemplate:
+    """A judge prompt with ``{name}`` placeholders, checked once: every placeholder the judge
+    fills must be in the text (filling by plain replacement, so braces elsewhere are kept)."""
+
+    def __init__(self, text: str, fields: tuple[str, ...]):
+        if not isinstance(text, str):
+            raise TypeError(f"prompt_template must be a str, got {type(text).__name__}")
+        for field in fields:
+            if "{" + field + "}" not in text:
+                raise ValueError(f"prompt_template must contain {{{field}}}")
+        self.text, self.fields = text, fields
+
+    def fill(self, **values: str) -> str:
+        prompt = self.text
+        for field in self.fields:
+            prompt = prompt.replace("{" + field + "}", values[field])
+        return prompt
 
 
 class LLMError(RuntimeError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from argbench.hub import build
+from argbench.layout import build
 from argbench.loaders import builder_class
 
 

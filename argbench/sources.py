@@ -8,6 +8,8 @@ order: the ``sources=`` argument, the ``ARGBENCH_SOURCES`` environment variable,
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 import tempfile
@@ -57,6 +59,31 @@ class SourceFile:
         return None
 
 
+def declare(base_url: str, files: dict[str, tuple[str, str]]) -> dict[str, SourceFile]:
+    """A loader's ``SOURCES``: ``{key: (path under base_url, sha256)}`` → ``{key: SourceFile}``."""
+    base = base_url.rstrip("/")
+    return {key: SourceFile(f"{base}/{path}", sha) for key, (path, sha) in files.items()}
+
+
+def declared(dataset: str) -> dict[str, SourceFile]:
+    """Every file argbench reads for ``dataset``: its loader's ``SOURCES`` and
+    ``COMPANION_SOURCES``. Loaders are the one registry; nothing else names a release file."""
+    from argbench.loaders import builder_class
+
+    cls = builder_class(dataset)
+    return {**cls.SOURCES, **cls.COMPANION_SOURCES}
+
+
+def path_of(dataset: str, key: str, sources: str | os.PathLike | None = None) -> Path:
+    """Verified local copy of source ``key`` of ``dataset`` (for scripts, tests, reproduce)."""
+    files = declared(dataset)
+    if key not in files:
+        raise KeyError(
+            f"dataset {dataset!r} declares no source {key!r}; sources: {', '.join(files)}"
+        )
+    return resolve(files[key], sources)
+
+
 _verified: dict[tuple[str, int, int], str] = {}
 
 
@@ -90,9 +117,41 @@ def mirror_roots(sources: str | os.PathLike | None = None) -> list[Path]:
     return [Path(root).expanduser() for root in roots if root]
 
 
-def is_offline() -> bool:
-    value = os.environ.get("HF_DATASETS_OFFLINE", os.environ.get("HF_HUB_OFFLINE", ""))
-    return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
+_ASSUME_OFFLINE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "argbench_assume_offline", default=False
+)
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
+def _flag(name: str) -> bool | None:
+    value = os.environ.get(name)
+    return None if value is None else value.strip().upper() in _TRUE
+
+
+def is_offline(what: str = "data") -> bool:
+    """Whether argbench may reach the network, for ``"data"`` (source files: the datasets
+    flag ``HF_DATASETS_OFFLINE`` when set, else ``HF_HUB_OFFLINE``) or ``"models"``
+    (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``), as the HF libraries read them; always
+    True inside :func:`assume_offline`. The one place argbench decides this."""
+    if _ASSUME_OFFLINE.get():
+        return True
+    if what == "data":
+        datasets_flag = _flag("HF_DATASETS_OFFLINE")
+        return bool(_flag("HF_HUB_OFFLINE")) if datasets_flag is None else datasets_flag
+    if what == "models":
+        return bool(_flag("HF_HUB_OFFLINE") or _flag("TRANSFORMERS_OFFLINE"))
+    raise ValueError(f'what must be "data" or "models", not {what!r}')
+
+
+@contextlib.contextmanager
+def assume_offline():
+    """Within the block, argbench loads files and models from local copies only (without
+    changing the process environment)."""
+    token = _ASSUME_OFFLINE.set(True)
+    try:
+        yield
+    finally:
+        _ASSUME_OFFLINE.reset(token)
 
 
 def download_dir() -> Path:
@@ -101,11 +160,16 @@ def download_dir() -> Path:
     return Path(config.DOWNLOADED_DATASETS_PATH) / "argbench"
 
 
+def mirror_path(root: str | os.PathLike, source: SourceFile) -> Path:
+    """Where ``source`` sits in the mirror at ``root`` (the URL's host and path)."""
+    return Path(root) / source.mirror_relpath
+
+
 def resolve(source: SourceFile, sources: str | os.PathLike | None = None) -> Path:
     """Local path of a verified copy of ``source``; raises ``SourceError`` naming what was tried."""
     tried = []
     for root in mirror_roots(sources):
-        candidate = root / source.mirror_relpath
+        candidate = mirror_path(root, source)
         if candidate.is_file():
             return _check(source, candidate)
         tried.append(str(candidate))

@@ -30,6 +30,9 @@ class ArgbenchBuilder(datasets.GeneratorBasedBuilder):
     """
 
     SOURCES: ClassVar[dict[str, SourceFile]] = {}
+    # Files of the same releases that argbench reads besides the dataset (e.g. a system output
+    # that `argbench reproduce` scores): declared here so they are checksummed the same way.
+    COMPANION_SOURCES: ClassVar[dict[str, SourceFile]] = {}
     HOMEPAGE: ClassVar[str] = ""
     LICENSE: ClassVar[str] = ""
     CITATION: ClassVar[str] = ""

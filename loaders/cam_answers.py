@@ -13,17 +13,17 @@ from collections import Counter
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.sources import declare, resolve
 
 from . import cam_relevance
 from ._base import ArgbenchBuilder
+from ._readers import split_numbered
 from .cam_relevance import (
     _BASE,
     CITATION,
     HOMEPAGE,
     RELEVANCE_NAMES,
     read_relevance_table,
-    split_numbered,
 )
 
 # config -> source key of its answers
@@ -59,17 +59,22 @@ class CamAnswers(ArgbenchBuilder):
 
     VERSION = datasets.Version("1.0.0")
     SOURCES = {
-        "silver_112": SourceFile(
-            f"{_BASE}/silver_112x3.json",
-            "8172ae6dedef19223814fb0607b58a90bba5965c568cb6a05e55347c1503a8f7",
-        ),
-        "silver_50": SourceFile(
-            f"{_BASE}/silver_50x3.json",
-            "8f924fe27fb9aa0c5e14fa5c287be3336c890fbdfc100f02d755cb37a9316c5e",
-        ),
-        "gold": SourceFile(
-            f"{_BASE}/gold_40_plus_10x4.json",
-            "8c50cbb538b8211f1c9deb6a877bcc4c22678127c569edf3e47f1b8d689d9f86",
+        **declare(
+            _BASE,
+            {
+                "silver_112": (
+                    "silver_112x3.json",
+                    "8172ae6dedef19223814fb0607b58a90bba5965c568cb6a05e55347c1503a8f7",
+                ),
+                "silver_50": (
+                    "silver_50x3.json",
+                    "8f924fe27fb9aa0c5e14fa5c287be3336c890fbdfc100f02d755cb37a9316c5e",
+                ),
+                "gold": (
+                    "gold_40_plus_10x4.json",
+                    "8c50cbb538b8211f1c9deb6a877bcc4c22678127c569edf3e47f1b8d689d9f86",
+                ),
+            },
         ),
         "relevance": cam_relevance.SOURCES["relevance"],
     }
@@ -241,3 +246,14 @@ class CamAnswers(ArgbenchBuilder):
             "- aligned GPT-4 labels: " + ", ".join(f"{v}: {gpt[v]:,}" for v in range(4)),
             f"- answers containing a bracket citation: {cited:,} of {len(ds):,}",
         ]
+
+
+def release_answer_texts(sources=None) -> list[str]:
+    """Every answer text of the release files (silver 112x3, which contains silver 50x3, then
+    gold), as the citation-shape counts of the corpus notes count them; files checksummed."""
+    files = CamAnswers.SOURCES
+    silver = json.loads(resolve(files["silver_112"], sources).read_text(encoding="utf-8"))
+    gold = json.loads(resolve(files["gold"], sources).read_text(encoding="utf-8"))
+    return [a for x in silver for a in x["gpt_answers"]] + [
+        a for x in gold for a in x["comparison"]
+    ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections import Counter
@@ -10,9 +9,10 @@ from datetime import datetime
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.sources import declare
 
 from ._base import ArgbenchBuilder
+from ._readers import csv_rows, split_numbered
 
 _BASE = (
     "https://raw.githubusercontent.com/uhh-lt/cam-arg-relevance/"
@@ -28,20 +28,23 @@ RELEVANCE_NAMES = [
 ]
 TOLOKA_STATUSES = ["ACTIVE", "SUBMITTED", "APPROVED", "REJECTED", "SKIPPED", "EXPIRED"]
 
-SOURCES = {
-    "relevance": SourceFile(
-        f"{_BASE}/dataset_cqa_all_gpt.json",
-        "205564aaae81f3d5f8be6c4787b14e3b6a9123fe30f19ed899db8d4146acc0e0",
-    ),
-    "toloka": SourceFile(
-        f"{_BASE}/assignments_from_pool_42774131__05-02-2024.tsv",
-        "a6fe72c9f0f52ce097d964c2eca8f6d5c3d7477040ec2a11216de75e2aa05472",
-    ),
-    "expert": SourceFile(
-        f"{_BASE}/expert_annotation.xlsx",
-        "be9faa4171f9e0d0957e74826a1c5daf39453ca70bd42cc6d915b3801060b48e",
-    ),
-}
+SOURCES = declare(
+    _BASE,
+    {
+        "relevance": (
+            "dataset_cqa_all_gpt.json",
+            "205564aaae81f3d5f8be6c4787b14e3b6a9123fe30f19ed899db8d4146acc0e0",
+        ),
+        "toloka": (
+            "assignments_from_pool_42774131__05-02-2024.tsv",
+            "a6fe72c9f0f52ce097d964c2eca8f6d5c3d7477040ec2a11216de75e2aa05472",
+        ),
+        "expert": (
+            "expert_annotation.xlsx",
+            "be9faa4171f9e0d0957e74826a1c5daf39453ca70bd42cc6d915b3801060b48e",
+        ),
+    },
+)
 
 CITATION = """\
 @inproceedings{nikishina-etal-2025-compare,
@@ -67,7 +70,6 @@ _TOLOKA_INPUT = re.compile(
     r"\*Rate the sentence from 0 to 3(?::\*|\*:)\r?\n\r?\n(?P<sentence>.*)\Z",
     re.S,
 )
-_NUMBERED = re.compile(r"(\d+)\. (.*)\Z", re.S)  # "N. text", as in the argument lists
 CONTROL_SHEET = "контрольные"  # the shared control items, rated by four experts
 
 
@@ -127,14 +129,6 @@ def read_relevance_table(builder) -> list[dict]:
             )
         pairs.append({"object_a": pair["obj1"], "object_b": pair["obj2"], "arguments": arguments})
     return pairs
-
-
-def split_numbered(text, builder, source, index, field) -> tuple[int, str]:
-    """``"N. text"`` -> (N, text)."""
-    match = _NUMBERED.match(text) if isinstance(text, str) else None
-    if not match:
-        raise builder.error(source, index, field, f"expected 'N. text', got {text!r}")
-    return int(match.group(1)), match.group(2)
 
 
 def _repeat_statistics(ds) -> list[str]:
@@ -270,15 +264,8 @@ class CamRelevance(ArgbenchBuilder):
 
     def _toloka(self):
         source = SOURCES["toloka"].filename
-        with open(self.source_path("toloka"), encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t")
-            missing = [c for c in _TOLOKA_COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise self.error(source, 0, missing[0], "column missing from the header")
-            for index, row in enumerate(reader):
-                if None in row or any(row[c] is None for c in _TOLOKA_COLUMNS):
-                    raise self.error(source, index, "ASSIGNMENT:started", "wrong number of cells")
-                yield index, self._toloka_row(source, index, row)
+        for index, row in csv_rows(self, "toloka", _TOLOKA_COLUMNS, delimiter="\t"):
+            yield index, self._toloka_row(source, index, row)
 
     def _toloka_row(self, source, index, row) -> dict:
         for column in ("HINT:text", "HINT:default_language"):

@@ -6,7 +6,7 @@ import json
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.sources import declare, resolve
 
 from ._base import ArgbenchBuilder
 
@@ -45,18 +45,14 @@ CITATION = """\
 """
 
 
-def _sources() -> dict[str, SourceFile]:
-    files = {
-        f"{config}/{split}": SourceFile(
-            f"{_BASE}/{_FILE_STEM[config]}-{split}.json", _SHA256[f"{config}/{split}"]
-        )
+_FILES = {  # key: (path, sha256)
+    **{
+        f"{config}/{split}": (f"{_FILE_STEM[config]}-{split}.json", _SHA256[f"{config}/{split}"])
         for config in _FILE_STEM
         for split in SPLITS
-    }
-    files["unfiltered"] = SourceFile(
-        f"{_BASE}/annotation_result_unfiltered.json", _SHA256["unfiltered"]
-    )
-    return files
+    },
+    "unfiltered": ("annotation_result_unfiltered.json", _SHA256["unfiltered"]),
+}
 
 
 _PAIR_FIELDS = ["pair_id", "topic", "date", "article_a", "article_b", "claim_a", "claim_b"]
@@ -66,7 +62,7 @@ class ClaimDiff(ArgbenchBuilder):
     """ClaimDiff-S / -W claim pairs with rationales, and the unfiltered annotation pool."""
 
     VERSION = datasets.Version("1.0.0")
-    SOURCES = _sources()
+    SOURCES = declare(_BASE, _FILES)
     HOMEPAGE = "https://github.com/kaistAI/ClaimDiff"
     LICENSE = "unknown"
     CITATION = CITATION
@@ -170,3 +166,14 @@ class ClaimDiff(ArgbenchBuilder):
                 f"| {name} | {len(ds):,} | {len(set(ds['topic'])):,} | {len(articles):,} | {rationales:,} | {share:.2%} |"
             )
         return lines
+
+
+def release_claim_texts(sources=None) -> list[str]:
+    """Every distinct claim (claim_a and claim_b) of the S and W files, sorted; checksummed."""
+    texts: set[str] = set()
+    for key, source in ClaimDiff.SOURCES.items():
+        if key == "unfiltered":
+            continue
+        for row in json.loads(resolve(source, sources).read_text(encoding="utf-8"))["data"]:
+            texts.update((row["claim_a"], row["claim_b"]))
+    return sorted(texts)

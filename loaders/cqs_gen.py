@@ -7,14 +7,15 @@ from collections import Counter
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.constants import CQ_LABELS
+from argbench.sources import declare
 
 from ._base import ArgbenchBuilder
 
 _BENCH = "https://raw.githubusercontent.com/hitz-zentroa/Benchmarking_CQs-Gen/84bc5992d0366cf787aec7b3111ceeeb12126be0"
 _TASK = "https://raw.githubusercontent.com/hitz-zentroa/shared-task-critical-questions-generation/cd5d202ab02f89d9e5ac41d2402079bebad18b52"
 
-LABELS = ["Useful", "Unhelpful", "Invalid"]
+LABELS = list(CQ_LABELS)
 
 CITATION = """\
 @inproceedings{calvo-figueras-etal-2025-benchmarking,
@@ -33,15 +34,36 @@ class CqsGen(ArgbenchBuilder):
 
     VERSION = datasets.Version("1.0.0")
     SOURCES = {
-        "validation": SourceFile(
-            f"{_BENCH}/data/validation.json",
-            "63ce7d210dbe27e0120063a98e4ecc2496cba50fdd0011122a09ca11aa9c6cbc",
+        **declare(
+            _BENCH,
+            {
+                "validation": (
+                    "data/validation.json",
+                    "63ce7d210dbe27e0120063a98e4ecc2496cba50fdd0011122a09ca11aa9c6cbc",
+                )
+            },
         ),
-        "test": SourceFile(
-            f"{_TASK}/shared_task/data_splits/test.json",
-            "6eae75d19d76da7996f04f09476acea5502ec6157123d80189f23363e3248e3e",
+        **declare(
+            _TASK,
+            {
+                "test": (
+                    "shared_task/data_splits/test.json",
+                    "6eae75d19d76da7996f04f09476acea5502ec6157123d80189f23363e3248e3e",
+                )
+            },
         ),
     }
+    # The shared task's trial submission: a real system output (Llama 3 8B, 3 questions for
+    # each of the 5 sample interventions), scored by `argbench reproduce`; not in the dataset.
+    COMPANION_SOURCES = declare(
+        _TASK,
+        {
+            "trial_output": (
+                "shared_task/trial_submission/output_llama8.json",
+                "a5fdd99a8523a24f769b174f4d41c91b7dd9218099f6e0e041fe06d558c153c7",
+            )
+        },
+    )
     HOMEPAGE = "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen"
     LICENSE = "unknown"
     CITATION = CITATION

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-import csv
 from collections import Counter, defaultdict
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.constants import (
+    PAIRWISE_OUTCOMES,
+    WEBIS_DIMENSIONS,
+    WEBIS_NEVER_COMPARED,
+    WEBIS_NON_ARGUMENT,
+)
+from argbench.sources import declare
 
 from ._base import ArgbenchBuilder
+from ._readers import bool_cell, csv_rows, float_cell, int_cell
 
 _BASE = (
     "https://raw.githubusercontent.com/webis-de/acl20-efficient-argument-quality-annotation/"
     "2e93b5850eb22e76f7ed1a02d8148fc225f600fa"
 )
 
-DIMENSIONS = ["rhetorical", "logical", "dialectical"]
-WINNERS = {"A": "a", "B": "b", "Tie": "tie"}
+DIMENSIONS = list(WEBIS_DIMENSIONS)
+WINNERS = dict(zip(("A", "B", "Tie"), PAIRWISE_OUTCOMES, strict=True))  # release value -> ours
 RELEVANCE_NAMES = ["not_at_all", "low", "moderate", "high"]  # the HIT's 0-3 scale
 SCORE_COLUMNS = {
     "relevance": "Relevance",
@@ -26,10 +32,10 @@ SCORE_COLUMNS = {
     "dialectical": "Dialectical Quality",
     "combined": "Combined Quality",
 }
-NON_ARGUMENT = -4.0  # every score column of a non-argument
-NEVER_COMPARED = -3.0  # the quality columns of an argument that occurs in no judgment
+NON_ARGUMENT = WEBIS_NON_ARGUMENT
+NEVER_COMPARED = WEBIS_NEVER_COMPARED
 
-_FILES = {
+_FILES = {  # key: (path, sha256)
     "arguments": (
         "Webis-ArgQuality-20-Full/webis-argquality20-arguments.csv",
         "b31796edd58dcb10960401d409ac9be0fd3d0d9465d2d2f673cb8dac1d4944e3",
@@ -92,7 +98,7 @@ class WebisArgQuality20(ArgbenchBuilder):
     """Pairwise quality judgments, the scores derived from them, topics, rankings, relevance votes."""
 
     VERSION = datasets.Version("1.0.0")
-    SOURCES = {key: SourceFile(f"{_BASE}/{path}", sha) for key, (path, sha) in _FILES.items()}
+    SOURCES = declare(_BASE, _FILES)
     HOMEPAGE = "https://github.com/webis-de/acl20-efficient-argument-quality-annotation"
     LICENSE = "unknown"
     CITATION = CITATION
@@ -183,41 +189,16 @@ class WebisArgQuality20(ArgbenchBuilder):
     # -- reading ------------------------------------------------------------------------
 
     def _rows(self, key: str, columns: str | None = None):
-        """(index, row) of a CSV source after checking its header; index counts data rows."""
-        source = self.SOURCES[key].filename
-        expected = _COLUMNS[columns or key]
-        with open(self.source_path(key), encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = [c for c in expected if c not in (reader.fieldnames or [])]
-            if missing:
-                raise self.error(source, 0, missing[0], "column missing from the header")
-            for index, row in enumerate(reader):
-                if None in row or any(row[c] is None for c in expected):
-                    raise self.error(source, index, expected[-1], "wrong number of cells")
-                yield index, row
+        return csv_rows(self, key, _COLUMNS[columns or key])
 
     def _int(self, key, index, row, field) -> int:
-        try:
-            return int(row[field])
-        except ValueError:
-            raise self.error(
-                self.SOURCES[key].filename, index, field, f"expected an integer, got {row[field]!r}"
-            ) from None
+        return int_cell(self, key, index, row, field)
 
     def _float(self, key, index, row, field) -> float:
-        try:
-            return float(row[field])
-        except ValueError:
-            raise self.error(
-                self.SOURCES[key].filename, index, field, f"expected a number, got {row[field]!r}"
-            ) from None
+        return float_cell(self, key, index, row, field)
 
     def _bool(self, key, index, row, field) -> bool:
-        if row[field] not in ("True", "False"):
-            raise self.error(
-                self.SOURCES[key].filename, index, field, f"expected True/False, got {row[field]!r}"
-            )
-        return row[field] == "True"
+        return bool_cell(self, key, index, row, field)
 
     def _item(self, key, index, row, suffix="") -> tuple[int, int]:
         return (

@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import argbench
-    from argbench.pairwise import WEBIS_PARAMETERS, fit_bradley_terry, fit_webis
+    from argbench.scoring.bradley_terry import WEBIS_PARAMETERS, fit_bradley_terry, fit_webis
 
     pairwise = argbench.load_dataset(
         "webis_argquality20", "pairwise", "train", sources=args.sources

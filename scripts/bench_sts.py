@@ -35,10 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-_BENCH = "raw.githubusercontent.com/hitz-zentroa/Benchmarking_CQs-Gen/84bc5992d0366cf787aec7b3111ceeeb12126be0"
-_TASK = "raw.githubusercontent.com/hitz-zentroa/shared-task-critical-questions-generation/cd5d202ab02f89d9e5ac41d2402079bebad18b52"
-VALIDATION = f"{_BENCH}/data/validation.json"
-LLAMA8 = f"{_TASK}/shared_task/trial_submission/output_llama8.json"
+from argbench.sources import path_of
+
 THRESHOLDS = (0.65, 0.6)
 
 
@@ -103,7 +101,7 @@ def scenario(name, validation, llama8):
 
 def run_argbench(model_path, submission, validation, cache, threshold):
     from argbench import embedding
-    from argbench.cq_reference_match import cq_reference_match, read_submission
+    from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 
     start = time.perf_counter()
     embedder = embedding.Embedder(model_path, cache_dir=cache)
@@ -122,8 +120,8 @@ def main(argv=None) -> int:
     if not args.sources:
         parser.error("needs the source mirror: --sources or $ARGBENCH_SOURCES")
     root = Path(args.sources)
-    validation = json.loads((root / VALIDATION).read_text(encoding="utf-8"))
-    llama8 = json.loads((root / LLAMA8).read_text(encoding="utf-8"))
+    validation = json.loads(path_of("cqs_gen", "validation", root).read_text(encoding="utf-8"))
+    llama8 = json.loads(path_of("cqs_gen", "trial_output", root).read_text(encoding="utf-8"))
     if args.model:
         model_path = args.model
     else:

@@ -7,32 +7,20 @@ differs. Needs the mirror: ARGBENCH_SOURCES=/work/shared/sources python scripts/
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections import Counter
-from pathlib import Path
 
 from argbench.citations import notebook_citations, parse_bracket, parse_citations
-
-CAM = "raw.githubusercontent.com/uhh-lt/cam-arg-relevance/7597cbd08047bf37d2569fba872727a30bf2eca4/data"
-
-
-def answers(root: Path) -> list[str]:
-    """silver_112x3 (which contains silver_50x3) and gold answers, as DESIGN.md counts them."""
-    silver = json.loads((root / CAM / "silver_112x3.json").read_text())
-    gold = json.loads((root / CAM / "gold_40_plus_10x4.json").read_text())
-    return [a for x in silver for a in x["gpt_answers"]] + [
-        a for x in gold for a in x["comparison"]
-    ]
+from argbench.loaders.cam_answers import release_answer_texts
 
 
 def main() -> None:
     root = os.environ.get("ARGBENCH_SOURCES")
     if not root:
         sys.exit("set ARGBENCH_SOURCES to the source mirror")
-    texts = answers(Path(root))
+    texts = release_answer_texts(root)
     shapes: Counter[str] = Counter()
     read: Counter[str] = Counter()
     unparsed: Counter[str] = Counter()

@@ -8,24 +8,13 @@ texts and character offsets are identical.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from pathlib import Path
 
 import spacy
 
+from argbench.loaders.claimdiff import release_claim_texts
 from argbench.tokenize import tokenize
-
-CLAIMDIFF = "raw.githubusercontent.com/kaistAI/ClaimDiff/19d033c17dec6457fc807f01dfa31f535172f28a"
-
-
-def claims(root: Path) -> list[str]:
-    texts: set[str] = set()
-    for path in sorted((root / CLAIMDIFF).glob("ClaimDiff-*/*.json")):
-        for row in json.loads(path.read_text())["data"]:
-            texts.update((row["claim_a"], row["claim_b"]))
-    return sorted(texts)
 
 
 def main() -> None:
@@ -33,7 +22,7 @@ def main() -> None:
     if not root:
         sys.exit("set ARGBENCH_SOURCES to the source mirror")
     nlp = spacy.blank("en")
-    texts = claims(Path(root))
+    texts = release_claim_texts(root)
     agree = tokens = token_agree = 0
     for text in texts:
         ours = tokenize(text)

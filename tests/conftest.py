@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from argbench.loaders import builder_class
 
 from argbench.embedding import CACHE_ENV
-from argbench.sources import SourceFile, sha256_of
+from argbench.loaders import builder_class
+from argbench.sources import SourceFile, mirror_path, sha256_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Read once at import, before the autouse fixture hides the variable from each test.
@@ -86,7 +86,7 @@ def fixture_mirror(tmp_path, monkeypatch):
         for key, relative in (files or FIXTURE_FILES[name]).items():
             source = cls.SOURCES[key]
             src = (overrides or {}).get(key, FIXTURES / relative)
-            target = root / source.mirror_relpath
+            target = mirror_path(root, source)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, target)
             declared[key] = SourceFile(source.url, sha256_of(target))

@@ -15,6 +15,7 @@ from argbench.citations import (
     parse_bracket,
     parse_citations,
 )
+from argbench.loaders.cam_answers import release_answer_texts
 
 
 @pytest.mark.parametrize(
@@ -103,24 +104,14 @@ def test_never_crashes_and_spans_hold(text):
         assert all(isinstance(n, int) for n in e.numbers)
 
 
-CAM = "raw.githubusercontent.com/uhh-lt/cam-arg-relevance/7597cbd08047bf37d2569fba872727a30bf2eca4/data"
-
-
-def answers(root):
-    """silver_112x3 (which contains silver_50x3) and gold answers, as DESIGN.md counts them."""
-    silver = json.loads((root / CAM / "silver_112x3.json").read_text())
-    gold = json.loads((root / CAM / "gold_40_plus_10x4.json").read_text())
-    return [a for x in silver for a in x["gpt_answers"]] + [
-        a for x in gold for a in x["comparison"]
-    ]
-
-
 def test_real_answers_shapes(real_mirror):
-    """Every shape counted in DESIGN.md is read; only free text is left unparsed."""
-    unparsed = [u for a in answers(real_mirror) for e in parse_citations(a) for u in e.unparsed]
+    """Every citation shape counted in the release is read; only free text is left unparsed."""
+    unparsed = [
+        u for a in release_answer_texts(real_mirror) for e in parse_citations(a) for u in e.unparsed
+    ]
     assert sorted(unparsed, key=str) == sorted(
         ["Paris", "Paris", "1.5", next(u for u in unparsed if u.startswith('"1. Additionally'))]
     )
-    groups = [e for a in answers(real_mirror) for e in parse_citations(a)]
+    groups = [e for a in release_answer_texts(real_mirror) for e in parse_citations(a)]
     assert sum(e.generated for e in groups) >= 1092 + 72 + 25 + 5 + 3
     assert json.dumps([e.numbers for e in groups])  # plain ints

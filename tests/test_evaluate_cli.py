@@ -9,9 +9,13 @@ import pytest
 
 import argbench
 from argbench.cli import main
-from argbench.coherence import argument_answer_coherence
-from argbench.cq_reference_match import cq_reference_match, read_submission
-from argbench.text_metrics import argument_overlap, argument_relevance, cr_diversity, rationale_f1
+from argbench.scoring.argument_answer_coherence import argument_answer_coherence
+from argbench.scoring.argument_overlap import argument_overlap
+from argbench.scoring.argument_relevance import argument_relevance
+from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
+from argbench.scoring.cr_diversity import cr_diversity
+from argbench.scoring.rationale_f1 import rationale_f1
+from argbench.sources import path_of
 
 from .conftest import FIXTURES
 from .openai_stub import StubServer, user_prompt
@@ -246,7 +250,7 @@ def test_cq_submission_with_reference_file_and_dataset(
         "--model",
         minilm,
     )
-    assert code == 2 and "unexpected keyword argument 'no_such'" in err
+    assert code == 2 and "cq_reference_match has no option 'no_such'; options: matcher" in err
 
 
 def test_cq_plain_records_and_unknown_intervention(tmp_path, capsys, minilm):
@@ -338,7 +342,7 @@ def test_errors_name_record_and_field(tmp_path, capsys):
     code, _, err = run(capsys, "argument_relevance", str(bad))
     assert code == 1 and "bad.jsonl, line 2: not JSON" in err
     code, _, err = run(capsys, "argument_relevance", str(tmp_path / "missing.json"))
-    assert code == 1 and "No such file" in err
+    assert code == 1 and "missing.json does not exist" in err
     code, _, err = run(capsys, "argument_relevance", write(tmp_path / "e.json", []))
     assert code == 1 and "no records" in err
 
@@ -388,9 +392,9 @@ def test_json_output_is_strict_json_with_nan_as_null(tmp_path, capsys):
 
 @pytest.mark.mirror
 def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, capsys):
-    cam = "raw.githubusercontent.com/uhh-lt/cam-arg-relevance/7597cbd08047bf37d2569fba872727a30bf2eca4/data/silver_112x3.json"
+    cam = path_of("cam_answers", "silver_112", real_mirror)
     from_file, err = run_json(
-        capsys, "argument_overlap", str(real_mirror / cam), "--column", "predictions=gpt_answers"
+        capsys, "argument_overlap", str(cam), "--column", "predictions=gpt_answers"
     )
     assert "stripped the authors' 'N. ' prefixes" in err and "112 records -> 336 examples" in err
     from_dataset, _ = run_json(

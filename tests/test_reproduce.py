@@ -2,7 +2,9 @@ import json
 
 import pytest
 
+import argbench
 from argbench import reproduce as rep
+from argbench.reproduce import cam, report
 
 
 def test_row_diff_only_when_comparable():
@@ -18,7 +20,7 @@ def test_render_marks_missing_and_not_comparable():
         "T",
         [rep.Row("a", 0.5, 0.4, "paper"), rep.Row("b", None, 0.7, note="not run: no judge")],
     )
-    text = rep.render_markdown([section], [])
+    text = report.render_markdown([section], [])
     assert "| a | 0.5 | 0.4 | +0.1 | paper |  |" in text
     assert "| b | — | 0.7 | — |  | not run: no judge |" in text
 
@@ -34,12 +36,12 @@ def test_model_choice_flags_every_substitute(tmp_path):
 
 def test_paper_model_unavailable_offline_falls_back_to_minilm_and_says_so(tmp_path, monkeypatch):
     pytest.importorskip("sentence_transformers")
-    monkeypatch.setattr(rep, "offline_minilm", lambda: "/models/minilm")
+    monkeypatch.setattr(report, "offline_minilm", lambda: "/models/minilm")
     ctx = rep.Context(tmp_path, log=lambda m: None)
     model, note = ctx.embedding_model("sentence-transformers/not-cached-anywhere")
     assert model == "/models/minilm"
     assert "cannot be loaded" in note and "not comparable" in note
-    monkeypatch.setattr(rep, "offline_minilm", lambda: None)
+    monkeypatch.setattr(report, "offline_minilm", lambda: None)
     model, note = rep.Context(tmp_path, log=lambda m: None).embedding_model(
         "sentence-transformers/not-cached-anywhere"
     )
@@ -47,7 +49,7 @@ def test_paper_model_unavailable_offline_falls_back_to_minilm_and_says_so(tmp_pa
 
 
 def test_aac_without_judge_is_marked_not_run(tmp_path):
-    row = rep.Context(tmp_path, log=lambda m: None).coherence("gold", answers=None)
+    row = cam.coherence_row(rep.Context(tmp_path, log=lambda m: None), "gold", answers=None)
     assert row.argbench is None and not row.comparable and row.note.startswith("not run: no judge")
 
 
@@ -103,3 +105,28 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     assert rows[("CQs-Gen", "questions")].argbench == 15
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
     assert figures == ["cqs_gen_threshold.png", "webis_score_distributions.png"]
+    # the report sweeps thresholds over one match; the metric at 0.65 must give the same score
+    from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
+    from argbench.sources import path_of
+
+    validation = argbench.load_dataset(
+        "cqs_gen",
+        "interventions",
+        "validation",
+        sources=str(real_mirror),
+        cache_dir=str(tmp_path / "cache"),
+    )
+    inputs = read_submission(path_of("cqs_gen", "trial_output", real_mirror), validation)
+    direct = cq_reference_match(**inputs, model=minilm, threshold=0.65)
+    assert direct["score"] == pytest.approx(score.argbench, abs=1e-12)
+
+
+def test_published_figures_are_data_with_a_source():
+    figures = report.published_figures()
+    assert len(figures) > 50
+    for key, entry in figures.items():
+        assert set(entry) == {"value", "source"}, key
+        assert entry["value"] is None or isinstance(entry["value"], (int, float)), key
+        assert entry["source"], key
+    with pytest.raises(KeyError, match="no figure 'cam/table9/x'"):
+        report.row("x", 1, "cam/table9/x")

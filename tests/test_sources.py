@@ -85,3 +85,21 @@ def test_network_failure_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(sources.urllib.request, "urlopen", refuse)
     with pytest.raises(SourceNotFoundError, match="could not download https://example.org"):
         resolve(GOOD)
+
+
+def test_reads_outside_the_loaders_are_checksummed_too(tmp_path):
+    """Scripts, tests and reproduce reach release files through the registry (path_of), so a
+    corrupted mirror file fails there as it does in a build."""
+    from argbench.loaders.cam_answers import release_answer_texts
+    from argbench.sources import declared, mirror_path, path_of
+
+    for dataset, key in (("cqs_gen", "trial_output"), ("cam_answers", "silver_112")):
+        target = mirror_path(tmp_path, declared(dataset)[key])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("[]")  # valid JSON, wrong content
+    with pytest.raises(ChecksumError, match="output_llama8.json"):
+        path_of("cqs_gen", "trial_output", tmp_path)
+    with pytest.raises(ChecksumError, match="silver_112x3.json"):
+        release_answer_texts(tmp_path)
+    with pytest.raises(KeyError, match="declares no source 'nope'"):
+        path_of("cqs_gen", "nope", tmp_path)

@@ -9,16 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import argbench
-from argbench.text_metrics import (
-    argument_overlap,
-    argument_relevance,
-    compression_ratio,
-    cr_diversity,
-    diversity_reference,
-    ngram_diversity,
-    numbered_arguments,
-    rationale_f1,
-)
+from argbench.scoring.argument_overlap import argument_overlap, numbered_arguments
+from argbench.scoring.argument_relevance import argument_relevance
+from argbench.scoring.cr_diversity import compression_ratio, cr_diversity, ngram_diversity
+from argbench.scoring.rationale_f1 import rationale_f1
+
+from .diversity_reference import diversity_reference
 
 words = st.text(alphabet="abcde", min_size=1, max_size=4)
 sentences = st.lists(words, min_size=1, max_size=8).map(" ".join)

@@ -5,7 +5,7 @@ import datasets
 import evaluate
 import numpy as np
 
-from argbench.agreement import agreement
+from argbench.scoring.annotator_agreement import agreement
 
 _CITATION = """\
 @book{krippendorff-2011-content,

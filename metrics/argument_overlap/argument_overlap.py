@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.cam_relevance import CITATION as _CITATION
 
-from argbench.text_metrics import argument_overlap
+from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.scoring.argument_overlap import argument_overlap
 
 _DESCRIPTION = """\
 How much a comparative answer copies its numbered arguments, as the CAM authors' notebook

@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.cam_relevance import CITATION as _CITATION
 
-from argbench.text_metrics import argument_relevance
+from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.scoring.argument_relevance import argument_relevance
 
 _DESCRIPTION = """\
 For a generated comparative answer that cites numbered arguments ("... [1, 3]"), precision is

@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
 
-from argbench.text_metrics import cr_diversity
+from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
+from argbench.scoring.cr_diversity import cr_diversity
 
 _CITATION = (
     CQS_GEN_CITATION

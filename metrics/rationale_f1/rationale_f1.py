@@ -2,9 +2,9 @@
 
 import datasets
 import evaluate
-from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
 
-from argbench.text_metrics import rationale_f1
+from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
+from argbench.scoring.rationale_f1 import rationale_f1
 
 _CITATION = (
     CLAIMDIFF_CITATION

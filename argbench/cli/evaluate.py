@@ -14,6 +14,7 @@ import math
 import sys
 from pathlib import Path
 
+from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
@@ -184,12 +185,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
-    try:
-        result = metric.compute(**inputs, **options)
-    except TypeError as error:
-        if "unexpected keyword argument" in str(error):
-            raise UsageError(f"{args.metric}: {error}") from None
-        raise
+    result = metric.compute(**inputs, **options)
     n = len(next(iter(inputs.values())))
     return result, f"{args.metric} on {source}: {n:,} examples"
 
@@ -208,37 +204,16 @@ def _records(args) -> tuple[list, list | None, str]:
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
     path = Path(args.input)
-    if path.suffix == ".jsonl":
-        records = []
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        records.append(json.loads(line))
-                    except json.JSONDecodeError as error:
-                        raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
-        keys = None
+    data = read_records(path, formats=("json", "jsonl"))
+    if isinstance(data, dict):
+        keys, records = list(data), list(data.values())
+    elif isinstance(data, list):
+        keys, records = None, data
     else:
-        data = _load_json(path)
-        if isinstance(data, dict):
-            keys, records = list(data), list(data.values())
-        elif isinstance(data, list):
-            keys, records = None, data
-        else:
-            raise ValueError(f"{path}: expected a list of records or an object keyed by id")
+        raise ValueError(f"{path}: expected a list of records or an object keyed by id")
     if not records:
         raise ValueError(f"{path}: no records")
     return records, keys, str(path)
-
-
-def _load_json(path: Path):
-    with open(path, encoding="utf-8") as handle:
-        try:
-            return json.load(handle)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}: not JSON ({error}); JSON Lines files end in .jsonl"
-            ) from None
 
 
 def _dataset_label(args) -> str:
@@ -265,7 +240,7 @@ def _dataset_records(args) -> tuple[list, None]:
 
 def _submission_inputs(args) -> tuple[dict, str]:
     """compute() inputs from a CQs-Gen submission and its references (read_submission)."""
-    from argbench.cq_reference_match import read_submission
+    from argbench.scoring.cq_reference_match import read_submission
 
     if args.metric != "cq_reference_match":
         raise UsageError("--references / --references-dataset go with cq_reference_match")
@@ -274,7 +249,7 @@ def _submission_inputs(args) -> tuple[dict, str]:
     if not args.input or args.dataset or args.column:
         raise UsageError("--references needs a SUBMISSION file (no --dataset, no --column)")
     if args.references:
-        references = _load_json(Path(args.references))
+        references = read_json(args.references)
     else:
         import argbench
 
@@ -286,7 +261,7 @@ def _submission_inputs(args) -> tuple[dict, str]:
             cache_dir=args.cache_dir,
         ).to_list()
     inputs = read_submission(
-        _load_json(Path(args.input)), references, unknown=args.unknown, missing=args.missing
+        read_json(args.input), references, unknown=args.unknown, missing=args.missing
     )
     if not inputs["predictions"]:
         raise ValueError(f"{args.input}: no intervention to score")
@@ -417,14 +392,14 @@ def _check(value, feature, where: str) -> None:
 
 def _strip_numbers(references: list, note) -> list:
     """Drop the authors' ``"N. "`` prefixes when every argument of every record has its own."""
-    from argbench.loaders.cam_relevance import _NUMBERED
+    from argbench.loaders._readers import parse_numbered
 
     total = 0
     for index, arguments in enumerate(references):
         for position, argument in enumerate(arguments, 1):
-            match = _NUMBERED.match(argument) if isinstance(argument, str) else None
-            if not match or int(match.group(1)) != position:
-                if total or match:
+            parsed = parse_numbered(argument)
+            if not parsed or parsed[0] != position:
+                if total or parsed:
                     note(
                         f"arguments kept as they are: example {index} argument {position - 1} "
                         f"is not numbered '{position}. ' ({argument!r:.60})"
@@ -437,7 +412,7 @@ def _strip_numbers(references: list, note) -> list:
         "stripped the authors' 'N. ' prefixes from the arguments: numbered 1, 2, ... in all "
         f"{len(references)} examples"
     )
-    return [[_NUMBERED.match(a).group(2) for a in arguments] for arguments in references]
+    return [[parse_numbered(a)[1] for a in arguments] for arguments in references]
 
 
 # ---- options and output ----
@@ -460,13 +435,12 @@ def _options(args, metric) -> dict:
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
     parameters = inspect.signature(metric._compute).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-        known = [p for p in parameters if p not in metric.features]
-        for key in options:
-            if key not in parameters:
-                raise UsageError(
-                    f"{args.metric} has no option {key!r}; options: {', '.join(known) or 'none'}"
-                )
+    known = [p for p in parameters if p not in metric.features and p != "self"]
+    for key in options:
+        if key not in known:
+            raise UsageError(
+                f"{args.metric} has no option {key!r}; options: {', '.join(known) or 'none'}"
+            )
     return options
 
 

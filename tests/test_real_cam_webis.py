@@ -7,9 +7,10 @@ from collections import Counter
 import datasets
 import numpy as np
 import pytest
-from argbench.loaders import builder_class
 
 import argbench
+from argbench.loaders import builder_class
+from argbench.sources import path_of
 
 pytestmark = pytest.mark.mirror
 
@@ -39,7 +40,7 @@ def load(built, real_mirror):
 
 
 def source_path(real_mirror, name, key):
-    return real_mirror / builder_class(name).SOURCES[key].mirror_relpath
+    return path_of(name, key, real_mirror)
 
 
 # -- cam_relevance --------------------------------------------------------------------------

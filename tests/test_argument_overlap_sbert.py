@@ -7,7 +7,7 @@ import pytest
 
 import argbench
 from argbench import embedding
-from argbench.text_metrics import argument_overlap
+from argbench.scoring.argument_overlap import argument_overlap
 
 ANSWERS = [
     "Speed: Cats are smarter than dogs [1]. Loyalty: Dogs are loyal [2].",

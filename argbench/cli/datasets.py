@@ -1,12 +1,9 @@
-"""The ``argbench`` command line."""
+"""``argbench list``, ``build`` and ``publish``: the corpora as Hub-layout folders."""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 import time
-from pathlib import Path
 
 
 def _cmd_list(args) -> int:
@@ -20,7 +17,7 @@ def _cmd_list(args) -> int:
 
 def _cmd_build(args) -> int:
     import argbench
-    from argbench.hub import build, row_counts
+    from argbench.layout import build, row_counts
 
     names = args.names or argbench.list_datasets()
     unknown = sorted(set(names) - set(argbench.list_datasets()))
@@ -53,11 +50,6 @@ def _cmd_build(args) -> int:
     return 0
 
 
-# Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
-# heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
-EXTENSIONS: list[str] = ["argbench.pairwise_cli", "argbench.evaluate_cli"]
-
-
 def _cmd_publish(args) -> int:
     from argbench.publish import publish
 
@@ -81,33 +73,7 @@ def _cmd_publish(args) -> int:
     return 0
 
 
-def _cmd_reproduce(args) -> int:
-    from argbench.reproduce import reproduce
-
-    sections = reproduce(
-        args.out,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
-        plots=args.plots,
-        model=args.model,
-        judge=args.judge,
-        log=lambda m: print(m, flush=True),
-    )
-    print()
-    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
-    not_comparable = sum(not row.comparable for section in sections for row in section.rows)
-    print(
-        f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; rows not comparable with the paper: {not_comparable}"
-    )
-    return 0
-
-
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
-        prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."
-    )
-    sub = top.add_subparsers(dest="command", required=True)
-
+def add_commands(sub) -> None:
     sub.add_parser("list", help="list the datasets").set_defaults(run=_cmd_list)
 
     build = sub.add_parser("build", help="build datasets into Hub-layout folders (card + Parquet)")
@@ -134,39 +100,3 @@ def parser() -> argparse.ArgumentParser:
     )
     publish.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
     publish.set_defaults(run=_cmd_publish)
-
-    rep = sub.add_parser("reproduce", help="build the corpora and recompute the papers' tables")
-    rep.add_argument(
-        "--out", default="reproduction", help="folder for report.md, report.json, figures"
-    )
-    rep.add_argument(
-        "--plots", action="store_true", help="also draw PNG figures (needs matplotlib)"
-    )
-    rep.add_argument(
-        "--model",
-        help="sentence-transformers model for every embedding metric (default: the papers' models)",
-    )
-    rep.add_argument(
-        "--judge",
-        help="LLM judge for AAC: an OpenAI-compatible model name (endpoint from OPENAI_BASE_URL)",
-    )
-    rep.add_argument("--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)")
-    rep.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
-    rep.set_defaults(run=_cmd_reproduce)
-
-    for module in EXTENSIONS:
-        importlib.import_module(module).add_commands(sub)
-    return top
-
-
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except (KeyError, ValueError, RuntimeError) as error:
-        print(f"argbench {args.command}: error: {error}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from argbench.constants import CQ_LABELS
+
 __all__ = [
     "LABELS",
     "NAE",
@@ -26,7 +28,7 @@ __all__ = [
     "read_submission",
 ]
 
-LABELS = ["Useful", "Unhelpful", "Invalid"]  # the cqs_gen ClassLabel order
+LABELS = list(CQ_LABELS)  # the cqs_gen ClassLabel order
 NAE = "not_able_to_evaluate"
 ISSUE = "evaluation_issue"  # an LLM reply that names no reference and is not the "not found" phrase
 MISSING = "Missing CQs"
@@ -154,8 +156,7 @@ def _llm_match(predictions, references, endpoint, template):
     for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
         listing = "\n".join(f"{k}: {r['cq']}" for k, r in enumerate(refs))
         for j, question in enumerate(qs or []):
-            prompt = template.replace("{references}", listing).replace("{question}", question)
-            prompts.append(prompt)
+            prompts.append(template.fill(references=listing, question=question))
             where.append((i, j))
     replies = endpoint.complete(prompts)
     out = [None if qs is None else [None] * len(qs) for qs in predictions]
@@ -252,12 +253,12 @@ def cq_reference_match(
         )
         decided = _sts_match(preds, refs, threshold, embedder)
     elif matcher == "llm":
-        from argbench.llm import endpoint_from
+        from argbench.llm import PromptTemplate, endpoint_from
 
-        template = DEFAULT_PROMPT if prompt_template is None else prompt_template
-        for field in ("{references}", "{question}"):
-            if field not in template:
-                raise ValueError(f"prompt_template must contain {field}")
+        template = PromptTemplate(
+            DEFAULT_PROMPT if prompt_template is None else prompt_template,
+            ("references", "question"),
+        )
         decided = _llm_match(preds, refs, endpoint_from(llm), template)
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")

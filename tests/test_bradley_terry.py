@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from argbench.cli import main
-from argbench.pairwise import (
+from argbench.scoring.bradley_terry import (
     NotIdentifiableError,
     _encode,
     _Objective,
@@ -334,7 +334,7 @@ def test_pair_enumeration_helper_matches_itertools():
 
 def test_webis_reproduction(real_mirror, cache_dir):
     """60 topic × dimension fits against the released scores, both parameter settings."""
-    from argbench.pairwise import reproduce_webis
+    from argbench.reproduce.webis import reproduce_webis
 
     table = reproduce_webis(sources=str(real_mirror), cache_dir=cache_dir)
     for parameters in ("example", "release"):

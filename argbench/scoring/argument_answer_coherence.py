@@ -151,13 +151,12 @@ def argument_answer_coherence(
             raise ValueError("judge='nli' needs model= (a CrossEncoder NLI name, folder or model)")
         decisions = _nli_decisions(unique, model, entailment_label, batch_size, device)
     elif judge == "llm":
-        from argbench.llm import endpoint_from
+        from argbench.llm import PromptTemplate, endpoint_from
 
-        template = DEFAULT_PROMPT if prompt_template is None else prompt_template
-        for field in ("{argument}", "{excerpt}"):
-            if field not in template:
-                raise ValueError(f"prompt_template must contain {field}")
-        prompts = [template.replace("{argument}", a).replace("{excerpt}", e) for a, e in unique]
+        template = PromptTemplate(
+            DEFAULT_PROMPT if prompt_template is None else prompt_template, ("argument", "excerpt")
+        )
+        prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
         replies = endpoint_from(llm).complete(prompts, system=SYSTEM_PROMPT)
         decisions = [_parse_reply(r) for r in replies]
     else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import argbench
-from argbench.text_metrics import argument_overlap, argument_relevance, notebook_labels
+from argbench.scoring.argument_overlap import argument_overlap
+from argbench.scoring.argument_relevance import argument_relevance, notebook_labels
 
 
 @pytest.fixture(scope="module")

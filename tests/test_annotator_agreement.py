@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from argbench.agreement import (
+from argbench.scoring.annotator_agreement import (
     agreement,
     cohen_kappa,
     fleiss_kappa,
@@ -129,20 +129,32 @@ def test_evaluate_module():
         metric.compute(ratings=[[0, 1, 1], [1, 1]])
 
 
-def test_cam_expert_figure(real_mirror, cache_dir):
+def test_cam_expert_figure(real_mirror, cache_dir, tmp_path):
     """The release's stored α and κ, reproduced to every digit, with no annotator's name."""
-    from argbench.loaders import builder_class
     from openpyxl import load_workbook
 
-    from argbench.agreement import CAM_SHEET, reproduce_cam_expert
+    from argbench.reproduce import reproduce
+    from argbench.reproduce.report import published_value
+    from argbench.sources import path_of
 
-    table = reproduce_cam_expert(sources=str(real_mirror), cache_dir=cache_dir)
-    main = {r["statistic"]: r for r in table if r["items"] == "without 'Cats vs Dogs'"}
-    alpha = main["krippendorff_alpha (ordinal)"]
-    assert alpha["argbench"] == pytest.approx(CAM_SHEET["krippendorff_alpha"], abs=1e-12)
-    assert main["fleiss_kappa"]["argbench"] == pytest.approx(CAM_SHEET["fleiss_kappa"], abs=1e-12)
-    assert alpha["n_items"] == 29 and alpha["raters"] == 4
-    assert round(alpha["argbench"], 2) == alpha["paper"] == 0.89
-    xlsx = real_mirror / builder_class("cam_relevance").SOURCES["expert"].mirror_relpath
-    sheets = load_workbook(xlsx, read_only=True).sheetnames
-    assert sheets and not any(name in repr(table) for name in sheets)
+    (section,) = reproduce(
+        tmp_path,
+        only=["cam_expert_agreement"],
+        sources=str(real_mirror),
+        cache_dir=cache_dir,
+        log=lambda m: None,
+    )
+    rows = {r.item: r for r in section.rows}
+    alpha = rows["krippendorff_alpha (ordinal) (without 'Cats vs Dogs', 29 items x 4 raters)"]
+    kappa = rows["fleiss_kappa (without 'Cats vs Dogs', 29 items x 4 raters)"]
+    sheet = published_value("cam/expert_sheet/krippendorff_alpha")
+    assert alpha.argbench == pytest.approx(sheet, abs=1e-12)
+    assert kappa.argbench == pytest.approx(
+        published_value("cam/expert_sheet/fleiss_kappa"), abs=1e-12
+    )
+    assert round(alpha.argbench, 2) == alpha.published == 0.89
+    sheets = load_workbook(
+        path_of("cam_relevance", "expert", real_mirror), read_only=True
+    ).sheetnames
+    report = (tmp_path / "report.json").read_text() + (tmp_path / "report.md").read_text()
+    assert sheets and not any(name in report for name in sheets)

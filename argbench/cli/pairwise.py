@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from pathlib import Path
+
+from argbench.cli._io import read_records, write_records
 
 
 def add_commands(subparsers) -> None:
@@ -52,45 +52,11 @@ def add_commands(subparsers) -> None:
     fit.set_defaults(run=_cmd_fit)
 
 
-def _read(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise ValueError(f"judgments file {path} does not exist")
-    if path.suffix == ".jsonl":
-        rows = []
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as error:
-                        raise ValueError(f"{path}, line {number + 1}: not JSON ({error})") from None
-        return rows
-    if path.suffix == ".csv":
-        with open(path, encoding="utf-8", newline="") as handle:
-            return list(csv.DictReader(handle))
-    raise ValueError(f"judgments file must end in .csv or .jsonl, not {path.name!r}")
-
-
-def _write(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".jsonl":
-        with open(path, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-    elif path.suffix == ".csv":
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-    else:
-        raise ValueError(f"--out must end in .csv or .jsonl, not {path.name!r}")
-
-
 def _fit_file(args) -> tuple[list[dict], list]:
-    from argbench.pairwise import fit_bradley_terry
+    from argbench.scoring.bradley_terry import fit_bradley_terry
 
     path = Path(args.judgments)
-    rows = _read(path)
+    rows = read_records(path, formats=("csv", "jsonl"))
     if not rows:
         raise ValueError(f"{path}: no judgments")
     columns = [args.item_a, args.item_b, args.winner] + ([args.group] if args.group else [])
@@ -130,7 +96,7 @@ def _fit_file(args) -> tuple[list[dict], list]:
 
 def _fit_webis(args) -> tuple[list[dict], list]:
     from argbench import load_dataset
-    from argbench.pairwise import fit_webis, webis_scores
+    from argbench.scoring.bradley_terry import fit_webis, webis_scores
 
     def load(config):
         return load_dataset(
@@ -151,7 +117,7 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 
 def _cmd_fit(args) -> int:
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
-    _write(Path(args.out), rows)
+    write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)
     gradient = max(f.gradient_norm for _, f in fits)
     not_converged = [key for key, f in fits if not f.converged]

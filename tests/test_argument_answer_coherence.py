@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import argbench
-from argbench.coherence import SYSTEM_PROMPT, argument_answer_coherence
 from argbench.llm import ChatEndpoint
+from argbench.scoring.argument_answer_coherence import SYSTEM_PROMPT, argument_answer_coherence
 
 from .openai_stub import StubServer, user_prompt
 

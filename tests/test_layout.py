@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 import argbench
-from argbench import hub
+from argbench import layout
 
 
 def test_build_round_trips_through_plain_load_dataset(fixture_mirror, cache_dir, tmp_path):
@@ -43,7 +43,7 @@ def test_card_has_configs_dataset_info_version_and_sources(fixture_mirror, cache
     assert "version 1.0.0" in text and "{{" not in text
     assert "@inproceedings{calvo-figueras" in text
     assert "| Useful | " not in text and "- Useful: 2 (50.0%)" in text
-    assert hub.row_counts(folder) == {
+    assert layout.row_counts(folder) == {
         "interventions": {"test": 1, "validation": 2},
         "questions": {"validation": 4},
     }
@@ -60,7 +60,7 @@ def test_failed_build_leaves_previous_folder_and_no_partial(
     def explode(*args, **kwargs):
         raise RuntimeError("interrupted while writing the card")
 
-    monkeypatch.setattr(hub, "render_card", explode)
+    monkeypatch.setattr(layout, "render_card", explode)
     with pytest.raises(RuntimeError, match="interrupted"):
         argbench.build("cqs_gen", out, sources=mirror, cache_dir=cache_dir)
     assert sorted(p.name for p in out.iterdir()) == ["cqs_gen"]
@@ -70,7 +70,7 @@ def test_failed_build_leaves_previous_folder_and_no_partial(
 def test_failed_first_build_leaves_no_folder(fixture_mirror, cache_dir, tmp_path, monkeypatch):
     mirror = fixture_mirror("cqs_gen")
     monkeypatch.setattr(
-        hub, "render_card", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt())
+        layout, "render_card", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt())
     )
     with pytest.raises(KeyboardInterrupt):
         argbench.build("cqs_gen", tmp_path / "out", sources=mirror, cache_dir=cache_dir)

@@ -26,18 +26,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from argbench.constants import PAIRWISE_OUTCOMES, WEBIS_DIMENSIONS, WEBIS_NEVER_COMPARED
+
 __all__ = [
     "BradleyTerryFit",
     "NotIdentifiableError",
     "WEBIS_PARAMETERS",
+    "combined_quality",
     "cyclic_group_design",
     "cyclic_group_pair_count",
     "fit_bradley_terry",
     "paper_pair_count",
-    "reproduce_webis",
+    "webis_scores",
+    "fit_webis",
 ]
 
-OUTCOMES = ("a", "b", "tie")  # the order of webis_argquality20's ClassLabel `winner`
+OUTCOMES = PAIRWISE_OUTCOMES
 
 # (regularisation λ, threshold τ) per quality dimension that reproduce the released
 # Webis-ArgQuality-20 scores (found by refitting; the release's model example uses 0.3, 0.01).
@@ -407,11 +411,9 @@ def cyclic_group_design(items: Sequence, k: int, seed=None) -> list[tuple]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reproducing Webis-ArgQuality-20
+# Webis-ArgQuality-20: per-topic fits, the release's global z-score and Combined Quality
 
-WEBIS_DIMENSIONS = ("rhetorical", "logical", "dialectical")  # webis_argquality20's ClassLabel
 COMBINED_SHIFT = 10.0  # Combined Quality = z(‖(rhetorical, logical, dialectical) + 10‖₂)
-RELEASE_NEVER_COMPARED = -3.0  # what the release put in the quality columns of an unjudged item
 
 
 def combined_quality(rhetorical, logical, dialectical, shift: float = COMBINED_SHIFT):
@@ -514,97 +516,10 @@ def webis_scores(fits: dict, unjudged=()) -> list[dict]:
         for t, d, a in unjudged
         if (t, d, a) not in rows
     ]
-    filled = [
-        [r[d] for r in table] + [RELEASE_NEVER_COMPARED] * len(extra) for d in WEBIS_DIMENSIONS
-    ]
+    filled = [[r[d] for r in table] + [WEBIS_NEVER_COMPARED] * len(extra) for d in WEBIS_DIMENSIONS]
     combined = combined_quality(*filled)
     for row, value in zip(table, combined[: len(table)], strict=True):
         row["combined"] = float(value)
     for row in extra:
         row["combined"] = None
     return table + extra
-
-
-def _pearson(x, y) -> float:
-    return float(np.corrcoef(x, y)[0, 1])
-
-
-def reproduce_webis(sources=None, cache_dir=None) -> list[dict]:
-    """The Webis-ArgQuality-20 reproduction table: one row per (parameters, topic, dimension)
-    fit, with the Pearson r against the released score and the largest absolute difference
-    after the release's global z-score, then the Combined Quality rows.
-
-    Reads ``webis_argquality20`` (configs ``pairwise`` and ``scores``) through
-    ``argbench.load_dataset``.
-    """
-    from argbench import load_dataset
-
-    pairwise = load_dataset(
-        "webis_argquality20", "pairwise", "train", sources=sources, cache_dir=cache_dir
-    )
-    released = load_dataset(
-        "webis_argquality20", "scores", "train", sources=sources, cache_dir=cache_dir
-    )
-    released = [r for r in released.remove_columns("premise") if r["is_argument"]]
-    by_key = {(r["topic_id"], r["discussion_id"], r["argument_id"]): r for r in released}
-    unjudged = [k for k, r in by_key.items() if r["logical"] is None]
-    table = []
-    for name in ("example", "release"):
-        fits = fit_webis(pairwise, name)
-        ours = {
-            (r["topic_id"], r["discussion_id"], r["argument_id"]): r
-            for r in webis_scores(fits, unjudged)
-        }
-        for (topic, dimension), fit in sorted(fits.items()):
-            keys = [(topic, *item) for item in fit.items]
-            theirs = np.array([by_key[k][dimension] for k in keys], dtype=float)
-            z = np.array([ours[k][dimension] for k in keys])
-            table.append(
-                {
-                    "parameters": name,
-                    "regularization": fit.regularization,
-                    "threshold": fit.threshold,
-                    "topic_id": topic,
-                    "dimension": dimension,
-                    "items": len(fit.items),
-                    "judgments": fit.n_comparisons,
-                    "pearson": _pearson(fit.merits, theirs),
-                    "max_abs_diff": float(np.abs(z - theirs).max()),
-                    "iterations": fit.iterations,
-                    "gradient_norm": fit.gradient_norm,
-                }
-            )
-        keys = [k for k in by_key if by_key[k]["combined"] is not None]
-        theirs = np.array([by_key[k]["combined"] for k in keys])
-        z = np.array([ours[k]["combined"] for k in keys])
-        table.append(
-            {
-                "parameters": name,
-                "topic_id": None,
-                "dimension": "combined",
-                "items": len(keys),
-                "pearson": _pearson(z, theirs),
-                "max_abs_diff": float(np.abs(z - theirs).max()),
-                "note": "combined_quality() of our fitted dimension scores",
-            }
-        )
-    # the formula alone, on the released dimension scores (placeholders in, as the release)
-    filled = [
-        [RELEASE_NEVER_COMPARED if r[d] is None else r[d] for r in by_key.values()]
-        for d in WEBIS_DIMENSIONS
-    ]
-    formula = combined_quality(*filled)
-    theirs = np.array([r["combined"] for r in by_key.values()], dtype=float)
-    known = ~np.isnan(theirs)
-    table.append(
-        {
-            "parameters": "released scores",
-            "topic_id": None,
-            "dimension": "combined",
-            "items": int(known.sum()),
-            "pearson": _pearson(formula[known], theirs[known]),
-            "max_abs_diff": float(np.abs(formula[known] - theirs[known]).max()),
-            "note": "combined_quality() of the released dimension scores",
-        }
-    )
-    return table

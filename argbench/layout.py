@@ -1,7 +1,9 @@
 """The Hub layout: ``README.md`` (card with YAML ``configs``/``dataset_info``) + Parquet files.
 
 The folder ``build`` writes is what ``publish`` uploads and what
-``datasets.load_dataset(folder, config)`` reads.
+``datasets.load_dataset(folder, config)`` reads. (The module is ``layout``, not ``build``: a
+submodule named ``build`` would replace the documented function ``argbench.build`` on the
+package as soon as it is imported.)
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from argbench.datasets_api import config_names, load
+from argbench.load import config_names, load
 from argbench.loaders import builder_class
 
 PARQUET_NAME = "{split}-00000-of-00001.parquet"
@@ -81,13 +83,6 @@ def render_card(name: str, infos: dict, statistics: dict[str, list[str]]) -> str
             f"card template {name}.md has an unknown placeholder near {filled[filled.index('{{') :][:40]!r}"
         )
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + filled
-
-
-def _info_yaml(info) -> dict:
-    yaml_info = info._to_yaml_dict()
-    yaml_info.pop("download_size", None)  # sources are not downloaded through datasets
-    yaml_info["dataset_size"] = sum(split.num_bytes for split in info.splits.values())
-    return yaml_info
 
 
 def build(

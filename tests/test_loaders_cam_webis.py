@@ -4,9 +4,9 @@ import datetime
 
 import datasets
 import pytest
-from argbench.loaders._base import DataError
 
 import argbench
+from argbench.loaders._base import DataError
 from tests.conftest import FIXTURE_FILES, FIXTURES
 
 PEOPLE = ["Alice Wonderland", "Bob Builder"]  # sheet names that must never reach the data

@@ -2,9 +2,9 @@ import json
 
 import datasets
 import pytest
-from argbench.loaders._base import DataError
 
 import argbench
+from argbench.loaders._base import DataError
 from tests.conftest import FIXTURES
 
 

@@ -17,15 +17,9 @@ __all__ = [
     "krippendorff_alpha",
     "mean_pairwise_cohen_kappa",
     "ratings_matrix",
-    "reproduce_cam_expert",
 ]
 
 LEVELS = ("nominal", "ordinal", "interval")
-
-# The CAM paper's expert agreement and the values stored next to the data in the release's
-# expert_annotation.xlsx (control sheet, cells L9 and L10).
-CAM_PUBLISHED = {"krippendorff_alpha": 0.89, "fleiss_kappa": 0.81}
-CAM_SHEET = {"krippendorff_alpha": 0.888880679253755, "fleiss_kappa": 0.812145748987854}
 
 
 def _matrix(ratings) -> np.ndarray:
@@ -176,69 +170,3 @@ def agreement(ratings, categories=None) -> dict:
         rater_pairs_undefined=undefined,
     )
     return result
-
-
-def cam_control_matrix(control, exclude=(("Cats", "Dogs"),)):
-    """Raters × items matrix of the CAM expert control items (``cam_relevance`` config
-    ``expert``, split ``control``), leaving out the items of the object pairs in ``exclude``.
-
-    The release's α and κ (sheet cells L9/L10) are reproduced exactly without the one
-    "Cats vs Dogs" item: its mean/variance cells are empty and the statistics columns below
-    it are shifted by a row, so it was added after the statistics were computed."""
-    excluded = {tuple(pair) for pair in exclude}
-    keep = [
-        i
-        for i, (a, b) in enumerate(zip(control["object_a"], control["object_b"], strict=True))
-        if (a, b) not in excluded
-    ]
-    rows = control.select(keep)
-    matrix, raters, _ = ratings_matrix(rows["row"], rows["annotator"], rows["label"])
-    return matrix, raters
-
-
-def reproduce_cam_expert(sources=None, cache_dir=None) -> list[dict]:
-    """CAM expert agreement (paper: α = 0.89, κ = 0.81) from the ``cam_relevance`` expert
-    control items: with the one late-added item left out (as the release computed it) and
-    with all items. Annotators appear only as ``rater_k``."""
-    from argbench import load_dataset
-
-    control = load_dataset(
-        "cam_relevance", "expert", "control", sources=sources, cache_dir=cache_dir
-    )
-    domain = list(range(control.features["label"].num_classes))
-    table = []
-    for name, exclude in (("without 'Cats vs Dogs'", (("Cats", "Dogs"),)), ("all items", ())):
-        matrix, _ = cam_control_matrix(control, exclude)
-        stats = agreement(matrix, domain)
-        for statistic, ours in (
-            ("krippendorff_alpha", stats["krippendorff_alpha_ordinal"]),
-            ("fleiss_kappa", stats["fleiss_kappa"]),
-        ):
-            table.append(
-                {
-                    "items": name,
-                    "statistic": statistic + (" (ordinal)" if "alpha" in statistic else ""),
-                    "argbench": ours,
-                    "paper": CAM_PUBLISHED[statistic],
-                    "release_sheet": CAM_SHEET[statistic],
-                    "raters": stats["raters"],
-                    "n_items": stats["items"],
-                }
-            )
-        for statistic in (
-            "krippendorff_alpha_nominal",
-            "krippendorff_alpha_interval",
-            "cohen_kappa_mean",
-        ):
-            table.append(
-                {
-                    "items": name,
-                    "statistic": statistic,
-                    "argbench": stats[statistic],
-                    "paper": None,
-                    "release_sheet": None,
-                    "raters": stats["raters"],
-                    "n_items": stats["items"],
-                }
-            )
-    return table

@@ -1,0 +1,39 @@
+"""The ``argbench`` command line: ``main`` and the registry of subcommand modules."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
+# heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
+COMMANDS: list[str] = [
+    "argbench.cli.datasets",
+    "argbench.cli.reproduce",
+    "argbench.cli.pairwise",
+    "argbench.cli.evaluate",
+]
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."
+    )
+    sub = top.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        importlib.import_module(module).add_commands(sub)
+    return top
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (KeyError, ValueError, RuntimeError) as error:
+        print(f"argbench {args.command}: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

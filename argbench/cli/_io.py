@@ -1,0 +1,72 @@
+"""Reading and writing the record files the CLI takes: JSON, JSON Lines, CSV.
+
+The format follows the file's suffix (``.jsonl``, ``.csv``; anything else is read as JSON);
+errors name the file and, for JSON Lines, the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+
+def read_json(path: Path):
+    """The parsed JSON document of ``path``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return json.load(handle)
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}: not JSON ({error}); JSON Lines files end in .jsonl"
+            ) from None
+
+
+def read_jsonl(path: Path) -> list:
+    """One record per non-blank line."""
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
+    return records
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def read_records(path, formats=("json", "jsonl", "csv")):
+    """The records of ``path``: a list (JSON list, JSONL, CSV) or, for a JSON object, the
+    object itself (records keyed by id)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist")
+    kind = {".jsonl": "jsonl", ".csv": "csv"}.get(path.suffix, "json")
+    if kind not in formats:
+        endings = ", ".join("." + f for f in formats)
+        raise ValueError(f"{path.name!r}: expected a file ending in {endings}")
+    return {"json": read_json, "jsonl": read_jsonl, "csv": read_csv}[kind](path)
+
+
+def write_records(path, rows: list[dict]) -> None:
+    """``rows`` as CSV (header from the first row) or JSON Lines, by the suffix of ``path``."""
+    path = Path(path)
+    if path.suffix not in (".csv", ".jsonl"):
+        raise ValueError(f"{path.name!r}: expected a file ending in .csv or .jsonl")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        if path.suffix == ".jsonl":
+            for row in rows:
+                handle.write(json.dumps(row) + "\n")
+        else:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)

@@ -1,0 +1,47 @@
+"""``argbench reproduce``: the papers' tables, recomputed beside the published figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _cmd_reproduce(args) -> int:
+    from argbench.reproduce import reproduce
+
+    sections = reproduce(
+        args.out,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+        plots=args.plots,
+        model=args.model,
+        judge=args.judge,
+        log=lambda m: print(m, flush=True),
+    )
+    print()
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    not_comparable = sum(not row.comparable for section in sections for row in section.rows)
+    print(
+        f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; rows not comparable with the paper: {not_comparable}"
+    )
+    return 0
+
+
+def add_commands(sub) -> None:
+    rep = sub.add_parser("reproduce", help="build the corpora and recompute the papers' tables")
+    rep.add_argument(
+        "--out", default="reproduction", help="folder for report.md, report.json, figures"
+    )
+    rep.add_argument(
+        "--plots", action="store_true", help="also draw PNG figures (needs matplotlib)"
+    )
+    rep.add_argument(
+        "--model",
+        help="sentence-transformers model for every embedding metric (default: the papers' models)",
+    )
+    rep.add_argument(
+        "--judge",
+        help="LLM judge for AAC: an OpenAI-compatible model name (endpoint from OPENAI_BASE_URL)",
+    )
+    rep.add_argument("--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)")
+    rep.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    rep.set_defaults(run=_cmd_reproduce)

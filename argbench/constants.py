@@ -1,0 +1,15 @@
+"""Label sets and sentinel values of the corpora, shared by loaders, scoring and reproduction."""
+
+from __future__ import annotations
+
+# CQs-Gen: reference-question labels, in the order of the cqs_gen ClassLabel
+CQ_LABELS = ("Useful", "Unhelpful", "Invalid")
+
+# Webis-ArgQuality-20: quality dimensions (the webis_argquality20 ClassLabel order) and the
+# placeholders the release writes where a score does not exist
+WEBIS_DIMENSIONS = ("rhetorical", "logical", "dialectical")
+WEBIS_NON_ARGUMENT = -4.0  # every score column of a non-argument
+WEBIS_NEVER_COMPARED = -3.0  # the quality columns of an argument that occurs in no judgment
+
+# Pairwise outcomes: the order of webis_argquality20's ClassLabel `winner`
+PAIRWISE_OUTCOMES = ("a", "b", "tie")

@@ -1,0 +1,49 @@
+"""``argbench reproduce``: rebuild the corpora and set every figure the releases allow beside
+the published one. One module per paper; the published figures are data (``published.yaml``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from argbench.reproduce import cam, claimdiff, cqs_gen, webis
+from argbench.reproduce.report import Context, Row, Section, write_report
+
+__all__ = ["SECTIONS", "Context", "Row", "Section", "reproduce"]
+
+SECTIONS: list[Callable[[Context], Section]] = [
+    *cam.SECTIONS,
+    *claimdiff.SECTIONS,
+    *webis.SECTIONS,
+    *cqs_gen.SECTIONS,
+]
+
+
+def reproduce(
+    out_dir,
+    *,
+    sources=None,
+    cache_dir=None,
+    plots=False,
+    model=None,
+    judge=None,
+    log=print,
+    only=None,
+) -> list[Section]:
+    """Run every section (or those named in ``only``), write ``report.md`` / ``report.json``
+    (and figures) to ``out_dir``."""
+    ctx = Context(Path(out_dir), sources, cache_dir, plots, model, judge, log)
+    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    sections = []
+    chosen = [s for s in SECTIONS if only is None or s.__name__ in only]
+    for position, make in enumerate(chosen, 1):
+        log(f"[{position}/{len(chosen)}] {make.__name__.replace('_', ' ')}")
+        start = time.perf_counter()
+        section = make(ctx)
+        section.seconds = time.perf_counter() - start
+        sections.append(section)
+        log(f"  done in {section.seconds:.1f}s")
+    write_report(ctx.out_dir, sections, ctx.figures)
+    return sections

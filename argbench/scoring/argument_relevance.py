@@ -1,0 +1,110 @@
+"""CAM argument relevance (AR precision / recall / F1 over the arguments an answer cites).
+
+Citations are read by :mod:`argbench.citations`; every number is defined in the
+``argument_relevance`` metric card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from argbench.citations import notebook_citations, parse_citations
+from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
+
+
+def argument_relevance(
+    predictions: Sequence[str],
+    references: Sequence[Sequence[int | None]],
+    relevance_threshold: int = 2,
+    semantics: str = "strict",
+) -> dict:
+    """Precision/recall/F1 of the arguments an answer cites against the relevant ones.
+
+    ``references[i][N-1]`` is the relevance label of argument ``[N]`` of answer ``i`` (-1 or
+    None: unknown). ``semantics="strict"`` reads citations with :func:`parse_citations` and
+    scores an answer that cites nothing as 0/0/0; ``"notebook"`` reads them as the authors'
+    notebook does and skips such answers. Both skip answers whose arguments hold no relevant
+    one (recall is undefined) and report how many.
+    """
+    if semantics not in ("strict", "notebook"):
+        raise ValueError(f'semantics must be "strict" or "notebook", got {semantics!r}')
+    if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int):
+        raise TypeError(f"relevance_threshold must be an int, got {relevance_threshold!r}")
+    n = check_same_length(predictions=predictions, references=references)
+    precisions: list[float] = []
+    recalls: list[float] = []
+    f1s: list[float] = []
+    counts = dict.fromkeys(
+        ("n_without_citations", "n_without_relevant", "n_out_of_range", "n_unknown_cited"), 0
+    )
+    counts["n_unparsed"] = 0
+    groups = generated = 0
+    for i in range(n):
+        answer = check_str("predictions", i, predictions[i])
+        labels = references[i]
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+            raise TypeError(
+                f"references[{i}] must be a list of int labels, got {type(labels).__name__}"
+            )
+        for j, label in enumerate(labels):
+            if label is not None and (isinstance(label, bool) or not isinstance(label, int)):
+                raise TypeError(
+                    f"references[{i}][{j}] must be an int label (-1 or None: unknown), "
+                    f"got {label!r}"
+                )
+        excerpts = parse_citations(answer)  # descriptive counts use argbench's reading
+        groups += len(excerpts)
+        generated += sum(e.generated for e in excerpts)
+        counts["n_unparsed"] += sum(len(e.unparsed) for e in excerpts)
+        if semantics == "strict":
+            used = {num for e in excerpts for num in e.numbers}
+        else:
+            used = {num for _, ids in notebook_citations(answer) for num in ids}
+        relevant = {
+            j + 1 for j, lab in enumerate(labels) if lab is not None and lab >= relevance_threshold
+        }
+        known = {j + 1 for j, lab in enumerate(labels) if lab is not None and lab >= 0}
+        counts["n_out_of_range"] += sum(1 for u in used if not 1 <= u <= len(labels))
+        counts["n_unknown_cited"] += sum(
+            1 for u in used if 1 <= u <= len(labels) and u not in known
+        )
+        if not used:
+            counts["n_without_citations"] += 1
+        if not relevant:
+            counts["n_without_relevant"] += 1
+            continue
+        if not used:
+            if semantics == "notebook":
+                continue
+            precisions.append(0.0)
+            recalls.append(0.0)
+            f1s.append(0.0)
+            continue
+        hit = len(used & relevant)
+        p, r = hit / len(used), hit / len(relevant)
+        precisions.append(p)
+        recalls.append(r)
+        f1s.append(harmonic_f1(p, r))
+    return {
+        "precision": mean_or_nan(precisions),
+        "recall": mean_or_nan(recalls),
+        "f1": mean_or_nan(f1s),
+        "n_answers": n,
+        "n_scored": len(f1s),
+        **counts,
+        "generated_share": generated / groups if groups else 0.0,
+    }
+
+
+def notebook_labels(arguments: Sequence[str], labels: Sequence[int | None]) -> list[int | None]:
+    """Labels as the authors' notebook sees them (to reproduce its printed numbers).
+
+    The notebook matches ``arg.split('. ')[1]`` -- the text only up to its first ``". "`` --
+    against the relevant texts, so an argument of several sentences counts as non-relevant
+    (0) unless its first sentence is itself a relevant argument of the list.
+    """
+    relevant = {a for a, lab in zip(arguments, labels, strict=True) if lab is not None and lab >= 2}
+    return [
+        lab if ". " not in a else (3 if a.split(". ")[0] in relevant else 0)
+        for a, lab in zip(arguments, labels, strict=True)
+    ]
