@@ -41,22 +41,21 @@ def csv_rows(builder, key: str, columns: list[str], delimiter: str = ","):
             yield index, row
 
 
-def int_cell(builder, key, index, row, field) -> int:
+def _typed_cell(builder, key, index, row, field, convert, expected):
     try:
-        return int(row[field])
+        return convert(row[field])
     except ValueError:
         raise builder.error(
-            builder.SOURCES[key].filename, index, field, f"expected an integer, got {row[field]!r}"
+            builder.SOURCES[key].filename, index, field, f"expected {expected}, got {row[field]!r}"
         ) from None
+
+
+def int_cell(builder, key, index, row, field) -> int:
+    return _typed_cell(builder, key, index, row, field, int, "an integer")
 
 
 def float_cell(builder, key, index, row, field) -> float:
-    try:
-        return float(row[field])
-    except ValueError:
-        raise builder.error(
-            builder.SOURCES[key].filename, index, field, f"expected a number, got {row[field]!r}"
-        ) from None
+    return _typed_cell(builder, key, index, row, field, float, "a number")
 
 
 def bool_cell(builder, key, index, row, field) -> bool:

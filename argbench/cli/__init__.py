@@ -16,6 +16,14 @@ COMMANDS: list[str] = [
 ]
 
 
+def add_data_options(command: argparse.ArgumentParser) -> None:
+    """``--sources`` and ``--cache-dir``: where release files and built datasets come from."""
+    command.add_argument(
+        "--sources", help="mirror of the source files laid out by URL (default: $ARGBENCH_SOURCES)"
+    )
+    command.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from argbench.cli import add_data_options
+
 
 def _cmd_list(args) -> int:
     import argbench
@@ -79,10 +81,7 @@ def add_commands(sub) -> None:
     build = sub.add_parser("build", help="build datasets into Hub-layout folders (card + Parquet)")
     build.add_argument("names", nargs="*", metavar="NAME", help="datasets to build (default: all)")
     build.add_argument("--out", required=True, help="output folder; each dataset goes to OUT/NAME")
-    build.add_argument(
-        "--sources", help="mirror of the source files laid out by URL (default: $ARGBENCH_SOURCES)"
-    )
-    build.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    add_data_options(build)
     build.set_defaults(run=_cmd_build)
 
     publish = sub.add_parser(
@@ -95,8 +94,5 @@ def add_commands(sub) -> None:
         "--dry-run", action="store_true", help="list files, card and tag; no network"
     )
     publish.add_argument("--out", default="build", help="build folder (default: build)")
-    publish.add_argument(
-        "--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)"
-    )
-    publish.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    add_data_options(publish)
     publish.set_defaults(run=_cmd_publish)

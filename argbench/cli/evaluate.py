@@ -14,6 +14,7 @@ import math
 import sys
 from pathlib import Path
 
+from argbench.cli import add_data_options
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
@@ -144,8 +145,7 @@ def add_commands(subparsers) -> None:
         "error, or score it as 'Missing CQs'",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
-    ev.add_argument("--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)")
-    ev.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    add_data_options(ev)
     ev.set_defaults(run=_cmd_evaluate)
 
 

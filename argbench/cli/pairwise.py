@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from argbench.cli import add_data_options
 from argbench.cli._io import read_records, write_records
 
 
@@ -47,8 +48,7 @@ def add_commands(subparsers) -> None:
         help="--webis: per-dimension parameters that reproduce the release (default) or the "
         "release example's λ=0.3, τ=0.01",
     )
-    fit.add_argument("--sources", help="--webis: mirror of the source files")
-    fit.add_argument("--cache-dir", help="--webis: datasets cache folder")
+    add_data_options(fit)
     fit.set_defaults(run=_cmd_fit)
 
 

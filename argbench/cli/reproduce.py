@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from argbench.cli import add_data_options
+
 
 def _cmd_reproduce(args) -> int:
     from argbench.reproduce import reproduce
@@ -42,6 +44,5 @@ def add_commands(sub) -> None:
         "--judge",
         help="LLM judge for AAC: an OpenAI-compatible model name (endpoint from OPENAI_BASE_URL)",
     )
-    rep.add_argument("--sources", help="mirror of the source files (default: $ARGBENCH_SOURCES)")
-    rep.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
+    add_data_options(rep)
     rep.set_defaults(run=_cmd_reproduce)
