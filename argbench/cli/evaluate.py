@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options
+from argbench.cli import UsageError, add_data_options, check_dataset
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
@@ -81,10 +81,6 @@ examples:
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
 """
-
-
-class UsageError(ValueError):
-    """Bad command-line usage (exit status 2), as opposed to bad data (1)."""
 
 
 def add_commands(subparsers) -> None:
@@ -168,12 +164,16 @@ def _cmd_evaluate(args) -> int:
 
 
 def run(args, note=lambda message: None) -> tuple[dict, str]:
-    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header)."""
-    import argbench
+    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header).
 
-    metric = argbench.load_metric(args.metric)
-    features = metric.features
-    options = _options(args, metric)
+    The metric's plain function is called, not its evaluate module (the same code, tested equal):
+    importing evaluate costs seconds, so bad input is reported at once and a text metric answers
+    in well under a second; model metrics pay only for their model.
+    """
+    from argbench.scoring import metric_function
+
+    compute, features = metric_function(args.metric)
+    options = _options(args, compute, features)
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
     else:
@@ -185,7 +185,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
-    result = metric.compute(**inputs, **options)
+    result = compute(**inputs, **options)
     n = len(next(iter(inputs.values())))
     return result, f"{args.metric} on {source}: {n:,} examples"
 
@@ -223,10 +223,7 @@ def _dataset_label(args) -> str:
 def _dataset_records(args) -> tuple[list, None]:
     import argbench
 
-    if args.dataset not in argbench.list_datasets():
-        raise UsageError(
-            f"unknown dataset {args.dataset!r}; available: {', '.join(argbench.list_datasets())}"
-        )
+    check_dataset(args.dataset, args.config)
     data = argbench.load_dataset(
         args.dataset, args.config, args.split, sources=args.sources, cache_dir=args.cache_dir
     )
@@ -349,14 +346,13 @@ def _inputs(args, records, keys, features, note) -> dict:
 
 
 def _is_string(feature) -> bool:
-    import datasets
-
-    return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
+    return feature == "string"
 
 
 def _check(value, feature, where: str) -> None:
-    """``value`` fits the metric feature (None allowed inside lists: metrics treat unknowns)."""
-    import datasets
+    """``value`` fits the metric feature, a plain ``INPUTS`` entry (see argbench.scoring);
+    None is allowed inside lists: metrics treat unknowns."""
+    from argbench.scoring import Labels
 
     def fail(expected):
         raise ValueError(f"{where}: expected {expected}, got {value!r:.80}")
@@ -368,24 +364,24 @@ def _check(value, feature, where: str) -> None:
             if key not in value:
                 fail(f"an object with {', '.join(feature)} (no {key!r})")
             _check(value[key], sub, f"{where}.{key}")
-    elif isinstance(feature, (datasets.Sequence, datasets.LargeList)):
+    elif isinstance(feature, list):
         if not isinstance(value, list):
             fail("a list")
         for j, item in enumerate(value):
             if item is not None:
-                _check(item, feature.feature, f"{where}[{j}]")
-    elif isinstance(feature, datasets.ClassLabel):
+                _check(item, feature[0], f"{where}[{j}]")
+    elif isinstance(feature, Labels):
         if value not in feature.names and not (
-            type(value) is int and 0 <= value < feature.num_classes
+            type(value) is int and 0 <= value < len(feature.names)
         ):
-            fail(f"one of {feature.names} or its index")
+            fail(f"one of {list(feature.names)} or its index")
     elif _is_string(feature):
         if not isinstance(value, str):
             fail("a string")
-    elif feature.dtype.startswith(("int", "uint")):
+    elif feature.startswith(("int", "uint")):
         if type(value) is not int:
             fail("an integer")
-    elif feature.dtype.startswith("float"):
+    elif feature.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             fail("a number")
 
@@ -418,7 +414,7 @@ def _strip_numbers(references: list, note) -> list:
 # ---- options and output ----
 
 
-def _options(args, metric) -> dict:
+def _options(args, compute, features) -> dict:
     options = {}
     for spec in args.option:
         key, sep, text = spec.partition("=")
@@ -431,11 +427,11 @@ def _options(args, metric) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(metric.features)))
+    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    parameters = inspect.signature(metric._compute).parameters
-    known = [p for p in parameters if p not in metric.features and p != "self"]
+    parameters = inspect.signature(compute).parameters
+    known = [p for p in parameters if p not in features]
     for key in options:
         if key not in known:
             raise UsageError(
