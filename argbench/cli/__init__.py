@@ -25,13 +25,15 @@ class UsageError(ValueError):
 
 def check_dataset(name: str, config: str | None = None) -> None:
     """``name`` (and ``config``) exist, checked from the loader registry before any import."""
-    from argbench.load import config_names
-
     if name not in argbench.list_datasets():
         raise UsageError(
             f"unknown dataset '{name}'; available: {', '.join(argbench.list_datasets())}"
         )
-    if config is not None and config not in config_names(name):
+    if config is None:
+        return
+    from argbench.load import config_names  # imports datasets
+
+    if config not in config_names(name):
         raise UsageError(
             f"dataset '{name}' has no config '{config}'; configs: {', '.join(config_names(name))}"
         )
