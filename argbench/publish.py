@@ -103,7 +103,9 @@ def publish(
     log = log or (lambda message: None)
     cls = builder_class(name)
     with tempfile.TemporaryDirectory(prefix="argbench-publish-") as scratch:
-        folder = build(name, out_dir or scratch, sources=sources, cache_dir=cache_dir, log=log)
+        folder = build(
+            name, out_dir or scratch, sources=sources, cache_dir=cache_dir, log=log, repo_id=repo_id
+        )
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
             bump = f"Bump {cls.__name__}.VERSION to publish changed data."

@@ -43,6 +43,8 @@ def test_publish_uploads_folder_and_tags_version(fixture_mirror, cache_dir, tmp_
     assert upload["folder_path"] == str(tmp_path / "cqs_gen") and upload["repo_type"] == "dataset"
     assert api.calls[3][2]["tag"] == "v1.0.0" and api.calls[3][2]["revision"] == "abc123"
     assert plan["commit"] == "abc123"
+    card = (tmp_path / "cqs_gen" / "README.md").read_text()
+    assert 'load_dataset("org/cqs-gen", "interventions", revision="v1.0.0")' in card
 
 
 def test_publish_refuses_an_existing_version(fixture_mirror, cache_dir, tmp_path):
