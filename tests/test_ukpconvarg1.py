@@ -334,6 +334,20 @@ def test_mirror_strict_and_ranking_agree_with_full(real):
 
 
 @pytest.mark.mirror
+def test_mirror_lower_rank_score_is_more_convincing(real):
+    """The card's reading of the score's direction: low scores win their strict pairs."""
+    from scipy.stats import spearmanr
+
+    strict, ranking = real[2]["strict"], real[2]["ranking"]
+    wins, pairs = Counter(), Counter()
+    for arg1, arg2, label in zip(strict["arg1"], strict["arg2"], strict["label"], strict=True):
+        wins[(arg1, arg2)[label]["id"]] += 1
+        pairs.update((arg1["id"], arg2["id"]))
+    share = [wins[i] / pairs[i] for i in ranking["arg_id"]]
+    assert spearmanr(ranking["rank"], share).statistic == pytest.approx(-0.8445, abs=5e-4)
+
+
+@pytest.mark.mirror
 def test_mirror_raw_mturk_ids_never_published(real, real_mirror, tmp_path):
     folder, cache, _ = real
     cls = builder_class(NAME)
