@@ -9,9 +9,10 @@ from datetime import datetime, timezone
 
 import datasets
 
-from argbench.sources import SourceFile
+from argbench.sources import declare
 
 from ._base import ArgbenchBuilder, DataError
+from ._readers import tab_lines
 
 _BASE = (
     "https://raw.githubusercontent.com/UKPLab/acl2016-convincing-arguments/"
@@ -154,17 +155,15 @@ CITATION = """\
 """
 
 
-def _sources() -> dict[str, SourceFile]:
-    """``<config>/<side id>`` -> that debate side's file in the config's folder."""
+def _files() -> dict[str, tuple[str, str]]:
+    """``<config>/<side id>`` -> (path, sha256) of that debate side's file in the config's folder."""
     config_of = {folder: config for config, folder in FOLDERS.items()}
     files = {}
     for line in _SHA256SUMS.splitlines():
         sha, path = line.split("  ", 1)
         folder, filename = path.split("/")
         stem = filename.rsplit(".", 1)[0]
-        files[f"{config_of[folder]}/{_MISSPELT.get(stem, stem)}"] = SourceFile(
-            f"{_BASE}/{path}", sha
-        )
+        files[f"{config_of[folder]}/{_MISSPELT.get(stem, stem)}"] = (path, sha)
     return files
 
 
@@ -182,7 +181,7 @@ class UKPConvArg1(ArgbenchBuilder):
     """Crowd judgments of argument pairs per debate side, the cleaned pairs, and a ranking."""
 
     VERSION = datasets.Version("1.0.0")
-    SOURCES = _sources()
+    SOURCES = declare(_BASE, _files())
     HOMEPAGE = "https://github.com/UKPLab/acl2016-convincing-arguments"
     LICENSE = "cc-by-4.0"
     CITATION = CITATION
@@ -425,32 +424,9 @@ class UKPConvArg1(ArgbenchBuilder):
 
     # -- strict and ranking (tab-separated, one header line) ----------------------------------
 
-    def _lines(self, key: str, header: list[str]):
-        """(index, cells) per data line after checking the header; index counts data lines."""
-        source = self.SOURCES[key].filename
-        with open(self.source_path(key), encoding="utf-8", newline="") as handle:
-            lines = handle.read().split("\n")
-        if lines[0].split("\t") != header:
-            expected = "\t".join(header)
-            raise self.error(source, 0, "header", f"expected {expected!r}, got {lines[0]!r}")
-        if lines[-1] == "":
-            lines.pop()
-        for index, line in enumerate(lines[1:]):
-            cells = line.split("\t")
-            if len(cells) != len(header):
-                raise self.error(
-                    source,
-                    index,
-                    header[min(len(cells), len(header) - 1)],
-                    f"expected {len(header)} tab-separated cells, got {len(cells)}",
-                )
-            if not cells[0].strip():
-                raise self.error(source, index, "#id", "empty")
-            yield index, cells
-
     def _strict(self, key: str, side: str):
         source = self.SOURCES[key].filename
-        for index, (pair_id, label, text1, text2) in self._lines(key, _STRICT_HEADER):
+        for index, (pair_id, label, text1, text2) in tab_lines(self, key, _STRICT_HEADER):
             ids = pair_id.split("_")
             if len(ids) != 2 or not all(ids):
                 raise self.error(
@@ -473,7 +449,7 @@ class UKPConvArg1(ArgbenchBuilder):
 
     def _ranking(self, key: str, side: str):
         source = self.SOURCES[key].filename
-        for index, (arg_id, rank, text) in self._lines(key, _RANKING_HEADER):
+        for index, (arg_id, rank, text) in tab_lines(self, key, _RANKING_HEADER):
             try:
                 score = float(rank)
             except ValueError:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from argbench.pairwise import WEBIS_EXAMPLE_PARAMETERS
+from argbench.scoring.bradley_terry import WEBIS_EXAMPLE_PARAMETERS
 
 
 def main() -> None:

@@ -7,10 +7,10 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from argbench.loaders import builder_class
 
 import argbench
-from argbench.pairwise import cyclic_group_pair_count
+from argbench.loaders import builder_class
+from argbench.scoring.bradley_terry import cyclic_group_pair_count
 from argbench.scoring.sparsification import (
     PAPER_SETTINGS,
     PAPER_TABLE_1,

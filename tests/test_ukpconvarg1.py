@@ -11,10 +11,11 @@ from pathlib import Path
 
 import datasets
 import pytest
-from argbench.loaders import builder_class
-from argbench.loaders._base import DataError
 
 import argbench
+from argbench.loaders import builder_class
+from argbench.loaders._base import DataError
+from argbench.sources import path_of
 from tests.conftest import FIXTURES
 
 NAME = "ukpconvarg1"
@@ -351,7 +352,7 @@ def test_mirror_lower_rank_score_is_more_convincing(real):
 def test_mirror_raw_mturk_ids_never_published(real, real_mirror, tmp_path):
     folder, cache, _ = real
     cls = builder_class(NAME)
-    xml = [real_mirror / s.mirror_relpath for k, s in cls.SOURCES.items() if k.startswith("full/")]
+    xml = [path_of(NAME, k, real_mirror) for k in cls.SOURCES if k.startswith("full/")]
     ids = raw_ids(xml)
     workers = {m.group(1) for p in xml for m in re.finditer(r"<turkID>([^<]+)<", p.read_text())}
     assert len(workers) == 3815

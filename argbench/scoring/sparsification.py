@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from argbench.pairwise import (
+from argbench.scoring.bradley_terry import (
     WEBIS_EXAMPLE_PARAMETERS,
     cyclic_group_design,
     cyclic_group_pair_count,
