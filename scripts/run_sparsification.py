@@ -30,12 +30,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import argbench
-    from argbench.scoring.sparsification import (
-        PAPER_TABLE_1,
-        paper_agreement,
-        sparsification_study,
-        ukpconvarg1_topics,
-    )
+    from argbench.reproduce.webis import paper_agreement, paper_table1
+    from argbench.scoring.sparsification import sparsification_study, ukpconvarg1_topics
 
     start = time.perf_counter()
     full = argbench.load_dataset(
@@ -68,7 +64,7 @@ def main() -> None:
     print("-" * len(header))
     diffs, agreed = [], 0
     for row in rows:
-        paper = PAPER_TABLE_1.get((row["x"], row["k"]))
+        paper = paper_table1().get((row["x"], row["k"]))
         ours = (
             f"{row['x']:>2} {row['k']:>3} {row['pairs']:>5} {row['judgments']:>6} "
             f"{row['judgments_paper']:>6} {row['judgments_percent']:>6.1f}"

@@ -10,12 +10,11 @@ import pytest
 
 import argbench
 from argbench.loaders import builder_class
+from argbench.reproduce.webis import paper_agreement, paper_table1
 from argbench.scoring.bradley_terry import cyclic_group_pair_count
 from argbench.scoring.sparsification import (
     PAPER_SETTINGS,
-    PAPER_TABLE_1,
     Topic,
-    paper_agreement,
     paper_judgment_count,
     sparsification_study,
     ukpconvarg1_topics,
@@ -47,7 +46,7 @@ def study(topics=TOPICS, **kwargs):
 def test_paper_judgment_counts_reproduce_table_1():
     n = PAPER_SETTINGS["n_items"]
     exhaustive = 5 * n * (n - 1) // 2
-    for (x, k), (judgments, percent, *_) in PAPER_TABLE_1.items():
+    for (x, k), (judgments, percent, *_) in paper_table1().items():
         assert paper_judgment_count(n, k, x) == judgments, (x, k)
         assert math.floor(100 * judgments / exhaustive) == percent, (x, k)  # truncated
     # the formula differs from the design for x > 1: −n/2 is not multiplied by x
@@ -141,7 +140,7 @@ def test_mirror_table_1(real_mirror, tmp_path):
         (x, k) for x in PAPER_SETTINGS["judgments"] for k in PAPER_SETTINGS["groups"]
     ]
     assert rows[0]["rho"] == pytest.approx(1, abs=1e-12)  # x = 5, k = 2: the baseline itself
-    compared = [paper_agreement(r) for r in rows if (r["x"], r["k"]) in PAPER_TABLE_1]
+    compared = [paper_agreement(r) for r in rows if (r["x"], r["k"]) in paper_table1()]
     assert len(compared) == 24
     # 20 seeds gave 22-24 agreeing rows and a mean |difference| of 0.008-0.024
     assert sum(agree for _, agree in compared) >= 22
@@ -149,3 +148,41 @@ def test_mirror_table_1(real_mirror, tmp_path):
     for x in PAPER_SETTINGS["judgments"]:
         rho = [r["rho"] for r in rows if r["x"] == x]
         assert (np.diff(rho) < 0).all()  # fewer pairs (larger k), lower correlation
+
+
+def test_cli_simulate_on_the_fixture(fixture_mirror, monkeypatch, cache_dir, tmp_path, capsys):
+    from argbench.cli import main
+
+    root = fixture_mirror(NAME, files=FILES)
+    cls = builder_class(NAME)
+    monkeypatch.setattr(cls, "SOURCES", {key: cls.SOURCES[key] for key in FILES})
+    out = tmp_path / "rows.csv"
+    argv = ["pairwise", "simulate", "--topics", "1", "--items", "3", "--judgments", "5,1"]
+    argv += ["--groups", "1", "--bootstrap", "10", "--sources", str(root)]
+    assert main([*argv, "--cache-dir", cache_dir, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert " 5   1 " in printed and " 1   1 " in printed
+    assert out.read_text().splitlines()[0].startswith("x,k,pairs,judgments")
+    assert main([*argv[:-4], "--groups", "two", "--sources", str(root)]) == 1
+    assert "--groups takes comma-separated integers, not 'two'" in capsys.readouterr().err
+
+
+@pytest.mark.mirror
+def test_mirror_reproduce_section(real_mirror, tmp_path):
+    from argbench.reproduce import reproduce
+
+    (section,) = reproduce(
+        tmp_path,
+        only=["webis_sparsification"],
+        sources=str(real_mirror),
+        cache_dir=str(tmp_path / "cache"),
+        plots=True,
+        log=lambda m: None,
+    )
+    rho = [r for r in section.rows if r.item.endswith("mean Pearson rho")]
+    assert len(rho) == 25 and sum(r.published is not None for r in rho) == 24
+    assert all(abs(r.diff) < 0.07 for r in rho if r.published is not None)
+    counts = {r.item: r for r in section.rows if "judgments" in r.item}
+    assert counts["x=2, k=4 / judgments (the paper's formula)"].diff == 0
+    assert "true count: 736" in counts["x=2, k=4 / judgments (the paper's formula)"].note
+    assert (tmp_path / "webis_sparsification.png").is_file()

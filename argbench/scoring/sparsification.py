@@ -17,7 +17,6 @@ than x judgments keep all they have (190 UKPConvArg1 pairs have 4), reported as
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -33,9 +32,7 @@ from argbench.scoring.bradley_terry import (
 
 __all__ = [
     "PAPER_SETTINGS",
-    "PAPER_TABLE_1",
     "Topic",
-    "paper_agreement",
     "paper_judgment_count",
     "sparsification_study",
     "ukpconvarg1_topics",
@@ -48,34 +45,6 @@ PAPER_SETTINGS = {
     "judgments": (5, 4, 3, 2, 1),
     "groups": (2, 4, 8, 16, 32),
     "bootstrap": 10_000,
-}
-# Table 1 as published: (x, k) -> (judgments, judgments %, ρ̄, 95 % CI low, high). The row
-# x = 4, k = 2 is missing from the paper's text we have (papers/webis-argquality20-acl2020.txt).
-PAPER_TABLE_1 = {
-    (5, 2): (2480, 100, 1.00, 1.00, 1.00),
-    (5, 4): (1904, 76, 0.99, 0.99, 1.00),
-    (5, 8): (944, 38, 0.96, 0.95, 0.97),
-    (5, 16): (464, 18, 0.88, 0.85, 0.90),
-    (5, 32): (224, 9, 0.67, 0.61, 0.72),
-    (4, 4): (1520, 61, 0.99, 0.99, 0.99),
-    (4, 8): (752, 30, 0.95, 0.94, 0.96),
-    (4, 16): (368, 14, 0.86, 0.83, 0.88),
-    (4, 32): (176, 7, 0.64, 0.60, 0.69),
-    (3, 2): (1488, 60, 0.99, 0.99, 0.99),
-    (3, 4): (1136, 45, 0.98, 0.98, 0.99),
-    (3, 8): (560, 22, 0.93, 0.82, 0.95),  # CI low as printed (0.82, probably 0.92)
-    (3, 16): (272, 10, 0.82, 0.79, 0.85),
-    (3, 32): (128, 5, 0.65, 0.60, 0.69),
-    (2, 2): (992, 40, 0.98, 0.97, 0.99),
-    (2, 4): (752, 30, 0.97, 0.96, 0.97),
-    (2, 8): (368, 14, 0.91, 0.89, 0.93),
-    (2, 16): (176, 7, 0.78, 0.75, 0.81),
-    (2, 32): (80, 3, 0.59, 0.56, 0.63),
-    (1, 2): (496, 20, 0.95, 0.94, 0.96),
-    (1, 4): (368, 14, 0.92, 0.90, 0.93),
-    (1, 8): (176, 7, 0.82, 0.79, 0.86),
-    (1, 16): (80, 3, 0.66, 0.61, 0.71),
-    (1, 32): (32, 1, 0.47, 0.40, 0.54),
 }
 _OUTCOMES = {"a1": 0, "a2": 1, "equal": 2}  # UKPConvArg1 values -> fit codes a / b / tie
 
@@ -119,19 +88,6 @@ def paper_judgment_count(n: int, k: int, x: int) -> int:
     exhaustive set). For x > 1 this is not x times the pairs of eq. (8): the −n/2 is not
     multiplied by x (x = 2, k = 4, n = 32: 752, where the design has 2 × 368 = 736)."""
     return int(min(x * 3 * n * n / (2 * k) - n / 2, x * n * (n - 1) // 2))
-
-
-def paper_agreement(row: dict) -> tuple[float, bool] | None:
-    """``row``'s ρ̄ minus Table 1's, and whether that difference is within √(h² + h_paper²) +
-    0.005 (h: the half-widths of the two 95 % CIs; 0.005: the paper's rounding to two
-    decimals). ``None`` for a setting Table 1 does not list."""
-    paper = PAPER_TABLE_1.get((row["x"], row["k"]))
-    if paper is None:
-        return None
-    _, _, rho, low, high = paper
-    diff = row["rho"] - rho
-    margin = math.hypot((row["ci_high"] - row["ci_low"]) / 2, (high - low) / 2) + 0.005
-    return diff, abs(diff) <= margin
 
 
 def _seed(seed: int, *key: int) -> np.random.SeedSequence:
