@@ -12,10 +12,14 @@ webis-de/acl20-efficient-argument-quality-annotation):
 Both likelihood terms are products of logistic functions, so the log-likelihood, its
 gradient and its Hessian are sums of ``log σ``, ``σ`` and ``σ(1 − σ)`` over arrays: one
 vectorised pass per evaluation. The negative log-likelihood is minimised by a damped Newton
-method (exact analytic Hessian, Armijo backtracking), which converges in a handful of steps on
-the corpus's ~100-item topics. The authors minimise the log10 likelihood with BFGS on numeric
-differences; the base only rescales the objective (same optimum), and the log-likelihood
-reported here is in natural log.
+method (analytic Hessian, Armijo backtracking), which converges in a handful of steps. The
+step is solved with the dense n × n Hessian for up to 100 items (the corpus's topics have
+31–81) and by conjugate gradients with Hessian–vector products over the comparison graph
+above that, so time and memory stay linear in items + judgments (20,000 items, 200,000
+judgments: ~0.3 s, ~80 MB; ``scripts/bench_pairwise.py``). A fit that misses the gradient
+tolerance warns. The authors minimise the log10 likelihood with BFGS on numeric differences;
+the base only rescales the objective (same optimum), and the log-likelihood reported here is
+in natural log.
 """
 
 from __future__ import annotations
@@ -288,9 +292,9 @@ class _Objective:
 
 
 def _dot(x, y):
-    """Dot product of two vectors without BLAS: OpenBLAS threads its ddot above ~10⁴ elements,
-    and on a busy machine waking the threads costs milliseconds per call (measured 5 ms on 2
-    shared cores), far more than the product."""
+    """Dot product of two vectors without BLAS: OpenBLAS threads ddot on long vectors, and on
+    a busy machine waking the threads cost ~5 ms per call here (20,000 elements, 2 shared
+    cores), far more than the product; it made the 20,000-item fit 8x slower."""
     return float(np.einsum("i,i->", x, y))
 
 
@@ -361,11 +365,13 @@ def _newton(objective, n, dummy_merit, gtol, max_iter, solve=_dense_step):
     return m, max_iter, "max_iter reached", inner
 
 
-# Dense Newton up to this many items, Newton–CG above. Measured by scripts/bench_pairwise.py
-# --crossover: at 10 judgments per item the dense solve (O(n³)) costs more than the CG
-# products (O(judgments) each, ~10–40 per fit) from a few hundred items on; dense memory is
-# 8n² bytes (0.5 GB at 8,000 items). Both reach the same optimum.
-_DENSE_MAX_ITEMS = 150
+# Dense Newton up to this many items, Newton–CG above (scripts/bench_pairwise.py --part
+# crossover, 10 judgments per item): dense took 0.6–0.9x CG's time up to 100 items, 1.05x at
+# 125, 1.2x at 150 and 12x at 500 — and 8x already at 150 when OpenBLAS threaded the solve on
+# a busy machine. A dense step costs O(n³) time and 8n² bytes (3.2 GB at 20,000 items), a CG
+# step a few O(judgments) products. The Webis topics (31–81 items) stay dense. Both reach the
+# same optimum.
+_DENSE_MAX_ITEMS = 100
 _SOLVERS = {"newton": _dense_step, "newton-cg": _cg_step}
 
 
@@ -393,7 +399,7 @@ def fit_bradley_terry(
     ``method``: ``"newton"`` solves each step with the dense n × n Hessian (fastest for small
     topics, O(n²) memory); ``"newton-cg"`` solves it by conjugate gradients with Hessian–vector
     products over the comparison graph (time and memory linear in items + judgments);
-    ``"auto"`` takes dense Newton up to 150 items (see ``_DENSE_MAX_ITEMS``). Both stop at
+    ``"auto"`` takes dense Newton up to 100 items (see ``_DENSE_MAX_ITEMS``). Both stop at
     max |∂ log L / ∂ m_i| ≤ ``gtol`` after at most ``max_iter`` Newton steps; a fit that does
     not get there warns (``RuntimeWarning``) and has ``converged=False``. ``extra`` holds the
     method used and the CG iterations. Items come out sorted (first-appearance order if their
