@@ -172,3 +172,22 @@ def claim_relation(
             "thresholds": thresholds.tolist(),
         }
     return out
+
+
+def draw_pr_curve(ax, result: dict, label: str, color=None) -> None:
+    """Draw ``result["pr_curve"]`` (a claim_relation result) on a matplotlib axis, as a step
+    curve, with its operating point (precision, recall at ``result["threshold"]``) marked."""
+    curve = result["pr_curve"]
+    name = f"{label} (AUROC {result['auroc']:.3f})"
+    (line,) = ax.plot(
+        curve["recall"], curve["precision"], drawstyle="steps-post", label=name, color=color
+    )
+    ax.plot(
+        [result["recall"]],
+        [result["precision"]],
+        marker="o",
+        color=line.get_color(),
+        linestyle="none",
+    )
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
