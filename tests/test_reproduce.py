@@ -162,6 +162,9 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
             "cam_relevant_per_question",
             "cam_gpt4_agreement",
             "cam_toloka_pool",
+            "webis_annotation_cost",
+            "webis_table3",
+            "cqs_gen_tables12",
         },
     )
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -182,6 +185,16 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
     assert value("CAM", "workers (with an approved assignment)") == 282
     assert value("CAM", "tasks (sentences)") == 1729
+    webis = "Webis-ArgQuality-20"
+    assert round(value(webis, "comparisons sampled"), 1) == 697.6
+    assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
+    assert round(value(webis, "sample rate"), 3) == 0.341
+    assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
+    assert value(webis, "texts > 100 words (all 1,610 items)") == 869
+    assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
+    assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
+    assert value("CQs-Gen", "rrd / interventions") == 72
+    assert round(value("CQs-Gen", "all 220 interventions / schemes per intervention"), 1) == 3.1
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
     assert figures == ["cam_relevant_per_question.png", "claimdiff_pr_S.png", "claimdiff_pr_W.png"]
 
