@@ -67,6 +67,12 @@ EXAMPLES = {
         "predictions": ["A is faster [1, 2]. B is cheaper [generated].", "Only [3]."],
         "references": [[3, 0, 2], [1, None, 2]],
     },
+    "claim_relation": {
+        "predictions": [0.9, 0.2, 0.6, 0.4, 0.6],
+        "references": [1, 0, 1, 0, 0],
+        "dev_predictions": [0.8, 0.3, 0.5],
+        "dev_references": [1, 0, 1],
+    },
     "cq_reference_match": {
         "predictions": [["Is the source reliable?", "Why?"], ["Who says so?"]],
         "references": [
