@@ -18,6 +18,9 @@ from collections.abc import Iterator, Sequence
 
 from argbench.scoring._checks import check_str
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string"}
+
 _CHUNK = 10_000  # texts per piece: big enough for C-speed joins, small next to a corpus
 
 
