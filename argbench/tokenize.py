@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["tokenize", "token_texts", "spacy_tokenize", "get_tokenizer"]
+__all__ = ["tokenize", "token_texts", "spacy_tokenize", "get_tokenizer", "tokenizer_name"]
 
 
 class _Rules:
@@ -220,3 +220,19 @@ def get_tokenizer(name: str):
     if name == "spacy":
         return spacy_tokenize
     raise ValueError(f'tokenizer must be "argbench" or "spacy", got {name!r}')
+
+
+def tokenizer_name(name: str) -> str:
+    """How a metric signature names the tokenizer: ``argbench-spacy<version>-rules-<sha8>``
+    (argbench's re-implementation, the spaCy version its rule tables come from and a short
+    hash of those tables) or ``spacy-<version>`` (spaCy itself)."""
+    from argbench.signature import short_hash
+
+    get_tokenizer(name)  # the same error for an unknown name
+    if name == "spacy":
+        import spacy
+
+        return f"spacy-{spacy.__version__}"
+    rules = resources.files("argbench").joinpath("data/spacy_en.json").read_text("utf-8")
+    found = re.search(r"spaCy (\d+(?:\.\d+)+)", json.loads(rules)["_about"])
+    return f"argbench-spacy{found.group(1) if found else '?'}-rules-{short_hash(rules)}"

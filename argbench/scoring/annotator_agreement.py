@@ -10,6 +10,8 @@ from itertools import combinations
 
 import numpy as np
 
+from argbench.signature import Signature
+
 __all__ = [
     "agreement",
     "cohen_kappa",
@@ -169,4 +171,6 @@ def agreement(ratings, categories=None) -> dict:
         rater_pairs=pairs,
         rater_pairs_undefined=undefined,
     )
+    listed = "observed" if categories is None else [f"{c:g}" for c in np.asarray(categories, float)]
+    result["signature"] = Signature("annotator_agreement", [("categories", listed)]).render()
     return result
