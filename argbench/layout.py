@@ -55,6 +55,8 @@ def render_card(name: str, infos: dict, statistics: dict[str, list[str]]) -> str
         {"config_name": config, **info._to_yaml_dict()} for config, info in infos.items()
     ]
     version = str(next(iter(infos.values())).version)
+    # what a results file names the data by (datasets' own YAML keeps no version)
+    header["argbench"] = {"dataset": name, "version": version}
 
     rows = ["| config | split | rows |", "|---|---|---|"]
     rows += [

@@ -364,7 +364,8 @@ def test_usage_errors(tmp_path, capsys):
         (["--column", "labels=x"], "INPUT one of predictions, references"),
         (["--option", "predictions=[]"], "is an input: set it with --column"),
         (["--references", path], "go with cq_reference_match"),
-        (["--dataset", "cam_answers"], "a FILE or --dataset, not both"),
+        (["--allow-missing"], "--allow-missing and --id go with FILE --dataset"),
+        (["--out", "r.json"], "--out needs --dataset"),
         (["--split", "train"], "--config and --split go with --dataset"),
     ]:
         code, _, err = run(capsys, "argument_relevance", path, *argv)

@@ -13,6 +13,7 @@ COMMANDS: list[str] = [
     "argbench.cli.reproduce",
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
+    "argbench.cli.compare",
 ]
 
 
@@ -36,6 +37,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for results files
     try:
         return args.run(args)
     except (KeyError, ValueError, RuntimeError) as error:
