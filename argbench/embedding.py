@@ -124,12 +124,11 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
         signature = memo.read_text(encoding="utf-8").strip()
     if signature is None:
         digest = hashlib.sha256()
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
-        for file in files:
+        files = []
+        for root, folders, names in os.walk(path, followlinks=True):
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            files += [Path(root, n) for n in names if not n.startswith(".")]
+        for file in sorted(files, key=lambda f: f.relative_to(path).as_posix()):
             inner = hashlib.sha256()
             with open(file, "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):

@@ -75,14 +75,17 @@ def inputs_from_records(
     *,
     strip_numbers: bool = False,
     expand: bool = True,
+    describe=None,
 ) -> dict:
     """compute() inputs from ``records`` (``keys``: their ids when the JSON was keyed by id).
 
     With ``expand``, a record holding a list where the metric wants one string is one example
     per element (its other fields repeated); without, that is an error (one example per
     record: predictions joined to a split). ``strip_numbers``: drop the CAM files' "N. "
-    prefixes from argument lists (see :func:`strip_argument_numbers`).
+    prefixes from argument lists (see :func:`strip_argument_numbers`). ``describe(index)``
+    names a record in errors (default: its index and key).
     """
+    describe = describe or (lambda index: where(index, keys))
     single = next(iter(features)) if len(features) == 1 else None
     used = {}
     for name, field in columns.items():
@@ -94,7 +97,7 @@ def inputs_from_records(
     inputs: dict = {name: [] for name in used}
     expanded = []
     for index, record in enumerate(records):
-        at = where(index, keys)
+        at = describe(index)
         if single and not isinstance(record, dict):
             values = {single: record}
         else:

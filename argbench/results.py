@@ -495,7 +495,14 @@ def evaluate_predictions(
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
     inputs = inputs_from_records(
-        metric, merged, ids, features, resolved, note, expand=metric not in PRIMARY
+        metric,
+        merged,
+        ids,
+        features,
+        resolved,
+        note,
+        expand=metric not in PRIMARY,
+        describe=lambda index: f"prediction {ids[index]!r}",
     )
     result = module.compute(**inputs, **(options or {}))
     if ci:

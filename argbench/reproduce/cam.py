@@ -13,6 +13,7 @@ SBERT_MODEL = "sentence-transformers/all-mpnet-base-v2"  # the CAM notebook's mo
 
 def coherence_row(ctx: Context, config: str, answers) -> Row:
     """The AAC row: the LLM judge when ``--judge`` is set, else marked as not run."""
+    data = ctx.dataset("cam_answers", config, "train", answers)
     item, key = f"{config} / AAC", f"cam/table3/{config}/aac"
     if not ctx.judge:
         note = (
@@ -28,7 +29,15 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
     note = f"judge {ctx.judge}, {result['n_pairs']} pairs" + (
         "" if paper_judge else "; not the paper's GPT-4"
     )
-    return row(item, result["aac"], key, note, comparable=paper_judge)
+    return row(
+        item,
+        result["aac"],
+        key,
+        note,
+        comparable=paper_judge,
+        signature=result["signature"],
+        dataset=data,
+    )
 
 
 def cam_table3(ctx: Context) -> Section:
@@ -39,18 +48,28 @@ def cam_table3(ctx: Context) -> Section:
     sbert_model, sbert_note = ctx.embedding_model(SBERT_MODEL)
     for config in CONFIGS:
         answers = ctx.load("cam_answers", config, "train")
+        data = ctx.dataset("cam_answers", config, "train", answers)
         predictions, arguments = answers["answer"], answers["arguments"]
         overlap = argument_overlap(predictions, arguments)
+        by_metric = {"signature": overlap["signature"], "dataset": data}
         for metric in ("jaccard_text", "jaccard_sent", "levenshtein"):
             key = f"cam/table3/{config}/{metric}"
-            section.rows.append(row(f"{config} / {metric}", overlap[metric], key))
+            section.rows.append(row(f"{config} / {metric}", overlap[metric], key, **by_metric))
         key = f"cam/table3/{config}/sbert"
         if sbert_model is None:
             section.rows.append(row(f"{config} / sbert", None, key, sbert_note, comparable=False))
         else:
-            sbert = argument_overlap(predictions, arguments, model=sbert_model)["sbert"]
+            sbert = argument_overlap(predictions, arguments, model=sbert_model)
             section.rows.append(
-                row(f"{config} / sbert", sbert, key, sbert_note, comparable=not sbert_note)
+                row(
+                    f"{config} / sbert",
+                    sbert["sbert"],
+                    key,
+                    sbert_note,
+                    comparable=not sbert_note,
+                    signature=sbert["signature"],
+                    dataset=data,
+                )
             )
         strict = argument_relevance(predictions, answers["argument_relevance"])
         labels = [
@@ -65,6 +84,8 @@ def cam_table3(ctx: Context) -> Section:
                     strict[metric],
                     f"cam/table3/{config}/{metric}",
                     "argbench default (strict)",
+                    signature=strict["signature"],
+                    dataset=data,
                 )
             )
             section.rows.append(
@@ -73,6 +94,8 @@ def cam_table3(ctx: Context) -> Section:
                     notebook[metric],
                     f"cam/notebook/{config}/{metric}",
                     "notebook parser, skips uncited answers, notebook's label join",
+                    signature=notebook["signature"],
+                    dataset=data,
                 )
             )
         section.rows.append(coherence_row(ctx, config, answers))
@@ -161,6 +184,7 @@ def cam_expert_agreement(ctx: Context) -> Section:
     appear only as ``rater_k``."""
     section = Section("CAM", "expert agreement (control items of expert_annotation.xlsx)")
     control = ctx.load("cam_relevance", "expert", "control")
+    data = ctx.dataset("cam_relevance", "expert", "control", control)
     domain = list(range(control.features["label"].num_classes))
     for items, exclude in (("without 'Cats vs Dogs'", (("Cats", "Dogs"),)), ("all items", ())):
         matrix, _ = control_matrix(control, exclude)
@@ -178,6 +202,8 @@ def cam_expert_agreement(ctx: Context) -> Section:
                     value,
                     f"cam/expert/{name}",
                     f"release sheet: {sheet:.4f}",
+                    signature=stats["signature"],
+                    dataset=data,
                 )
             )
         for statistic in (
@@ -185,7 +211,14 @@ def cam_expert_agreement(ctx: Context) -> Section:
             "krippendorff_alpha_interval",
             "cohen_kappa_mean",
         ):
-            section.rows.append(Row(f"{statistic} ({shape})", stats[statistic]))
+            section.rows.append(
+                Row(
+                    f"{statistic} ({shape})",
+                    stats[statistic],
+                    signature=stats["signature"],
+                    dataset=data,
+                )
+            )
     return section
 
 

@@ -25,7 +25,8 @@ Args:
     embedding_options (dict): cache_dir, batch_size, device, ... for argbench.embedding.
 Returns:
     jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts,
-    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model.
+    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model;
+    signature; per_item (jaccard_text per answer).
 Examples:
     >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],
