@@ -414,3 +414,14 @@ def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, ca
     published = (0.25, 0.21, 11.82)  # CAM Table 3, silver: Jaccard text / sentence, Levenshtein
     got = from_file["jaccard_text"], from_file["jaccard_sent"], from_file["levenshtein"]
     assert tuple(round(x, 2) for x in got) == published
+
+
+def test_cq_submission_as_json_lines(tmp_path, capsys, minilm):
+    """A shared-task submission in JSON Lines (one intervention per line) reads like the JSON one."""
+    path, submission = _submission(tmp_path)
+    lines = [{"intervention_id": k, **v} for k, v in submission.items()]
+    jsonl = write(tmp_path / "sub.jsonl", lines)
+    common = ("--references", str(VALIDATION), "--model", minilm)
+    from_json, _ = run_json(capsys, "cq_reference_match", path, *common)
+    from_jsonl, _ = run_json(capsys, "cq_reference_match", jsonl, *common)
+    assert from_jsonl == from_json

@@ -117,7 +117,7 @@ def format_comparison(c: dict) -> str:
         for name, p in zip(names, c["pairs"], strict=True):
             interval = f"[{p['low']:+.4f}, {p['high']:+.4f}]"
             lines.append(
-                f"{name:<{width}}  {p['difference']:>+8.4f}  {interval:<22}  {p['p_value']:.4g}"
+                f"{name:<{width}}  {p['difference']:>+8.4f}  {interval:<22}  {p['p_value']:.4f}"
             )
     return "\n".join(lines)
 

@@ -350,14 +350,17 @@ def _submission(path) -> dict:
     Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
     if Path(path).suffix != ".jsonl":
         return read_json(path)
-    records, _ = read_predictions(path, submissions=False)
+    from argbench.scoring.cq_reference_match import MISSING
+
+    records, _ = read_predictions(path)  # cqs as question strings
     submission = {}
     for index, record in enumerate(records):
         if not isinstance(record, dict) or "intervention_id" not in record:
-            raise ValueError(f"{path}, line record {index}: no field 'intervention_id'")
+            raise ValueError(f"{path}, record {index}: no field 'intervention_id'")
         cqs = record.get("cqs")
         if isinstance(cqs, list):
-            cqs = [{"id": j, "cq": q} for j, q in enumerate(cqs)]
+            is_missing = cqs == [MISSING]
+            cqs = MISSING if is_missing else [{"id": j, "cq": q} for j, q in enumerate(cqs)]
         submission[str(record["intervention_id"])] = {**record, "cqs": cqs}
     return submission
 
