@@ -16,6 +16,7 @@ COLUMNS = {
     "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
     "argument_overlap": {"predictions": "answer", "references": "arguments"},
     "argument_relevance": {"predictions": "answer", "references": "argument_relevance"},
+    "claim_relation": {"predictions": "score", "references": "label"},
     "cq_reference_match": {
         "predictions": "cqs",
         "references": "references",

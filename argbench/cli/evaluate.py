@@ -31,6 +31,7 @@ from argbench.results import (
 )
 
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
+CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
 
 _DESCRIPTION = """\
 Command line: run an argbench metric and print its scalar outputs and its signature.
@@ -63,6 +64,12 @@ file whose arguments all carry the authors' "N. " prefixes numbered 1, 2, ...
 human labels: per record one integer per argument (0-3, -1 or null for unknown), e.g.
 cam_answers' argument_relevance column.
 
+claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
+and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
+(records of the same shape, e.g. from loaders.claimdiff.issue_split) chooses it by F1, and
+--option hard_labels=true takes 0/1 decisions instead of scores. --plot FILE draws its
+precision-recall curve (needs matplotlib).
+
 cq_reference_match also reads shared-task files: SUBMISSION.json with --references
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
@@ -87,6 +94,7 @@ examples:
   argbench evaluate cq_reference_match output.json --references validation.json --threshold 0.6
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
+  argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
 """
 
 
@@ -151,7 +159,9 @@ def add_commands(subparsers) -> None:
         help="compute() option; VALUE is read as JSON when it parses, else as a string",
     )
     ev.add_argument("--model", help="model option: sentence-transformers/NLI name or folder")
-    ev.add_argument("--threshold", type=float, help="threshold option (cq_reference_match)")
+    ev.add_argument(
+        "--threshold", type=float, help="threshold option (cq_reference_match, claim_relation)"
+    )
     ev.add_argument("--matcher", help="matcher option of cq_reference_match: sts or llm")
     ev.add_argument("--references", help="cq_reference_match: references file (validation.json)")
     ev.add_argument(
@@ -174,6 +184,16 @@ def add_commands(subparsers) -> None:
         default="ignore",
         help="reference intervention absent from the submission: ignore (both scripts), "
         "error, or score it as 'Missing CQs'",
+    )
+    ev.add_argument(
+        "--dev",
+        metavar="FILE",
+        help="claim_relation: development records (same fields); the threshold maximises F1 there",
+    )
+    ev.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="claim_relation: draw the precision-recall curve to this file (needs matplotlib)",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
     add_data_options(ev)
@@ -213,12 +233,18 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     when a dataset split is involved)."""
     import argbench
 
+    if (args.dev or args.plot) and args.metric not in CURVES:
+        raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
     metric = argbench.load_metric(args.metric)
     options = _options(args, metric)
     if args.out and not args.dataset:
         raise UsageError("--out needs --dataset: a results file names the split it scored")
     if (args.allow_missing or args.id) and not (args.input and args.dataset):
         raise UsageError("--allow-missing and --id go with FILE --dataset (predictions)")
+    if args.dev:
+        if "threshold" in options:
+            raise UsageError("give --threshold or --dev, not both")
+        options.update(_dev_options(args, metric, note))
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
         result = metric.compute(**inputs, **options)
@@ -246,6 +272,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         )
         source = f"{args.input} on {_label(doc['dataset'])}"
         header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
+        _plot(args, result, source, note)
         return _with_intervals(args, result, doc), header, doc
     else:
         records, keys, source, split = _records(args)
@@ -281,7 +308,25 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
                 command=_command(args),
             )
     n = len(next(iter(inputs.values())))
+    _plot(args, result, source, note)
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _dev_options(args, metric, note) -> dict:
+    """claim_relation --dev FILE: the development records as compute() options."""
+    if not args.dev:
+        return {}
+    records, keys = _file_records(args.dev)
+    dev = inputs_from_records(
+        args.metric, records, keys, metric.features, _columns(args, metric.features), note
+    )
+    return {"dev_predictions": dev["predictions"], "dev_references": dev["references"]}
+
+
+def _plot(args, result: dict, source: str, note) -> None:
+    if args.plot:
+        plot_curve(result, args.plot, f"{args.metric} on {source}")
+        note(f"precision-recall curve: {args.plot}")
 
 
 def _with_intervals(args, result: dict, doc: dict | None) -> dict:
@@ -294,6 +339,26 @@ def _with_intervals(args, result: dict, doc: dict | None) -> dict:
 
 def _label(dataset: dict) -> str:
     return "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
+
+
+def plot_curve(result: dict, path, title: str) -> None:
+    """The precision-recall curve of a claim_relation result, as a PNG."""
+    if "pr_curve" not in result:
+        raise ValueError("--plot: the result has no precision-recall curve (hard labels?)")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from argbench.scoring.claim_relation import draw_pr_curve
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    draw_pr_curve(ax, result, "scores")
+    ax.set(title=title, xlabel="recall", ylabel="precision")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 # ---- reading records ----
@@ -311,10 +376,15 @@ def _records(args) -> tuple[list, list | None, str, object]:
         raise UsageError("--config and --split go with --dataset")
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
-    records, keys = read_predictions(args.input, submissions=False)
+    return (*_file_records(args.input), args.input, None)
+
+
+def _file_records(path) -> tuple[list, list | None]:
+    """(records, their keys when the JSON was keyed by id) of a .json / .jsonl file."""
+    records, keys = read_predictions(path, submissions=False)
     if not records:
-        raise ValueError(f"{args.input}: no records")
-    return records, keys, args.input, None
+        raise ValueError(f"{path}: no records")
+    return records, keys
 
 
 def _submission_inputs(args) -> tuple[dict, str]:

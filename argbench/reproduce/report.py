@@ -85,7 +85,7 @@ class Context:
     cache_dir: str | None = None
     plots: bool = False
     model: str | None = None
-    judge: str | None = None
+    judge: str | Callable | None = None  # an LLM name (--judge); a callable judge in tests
     log: Callable[[str], None] = print
     figures: list[str] = field(default_factory=list)
 
@@ -98,8 +98,11 @@ class Context:
 
         return load_dataset(name, config, split, sources=self.sources, cache_dir=self.cache_dir)
 
-    def dataset(self, name: str, config: str, split: str, data=None) -> dict:
-        """What a metric row names its data by: name, config, split, version, content hash."""
+    def dataset(self, name: str, config: str, split: str, data=None) -> dict | None:
+        """What a metric row names its data by: name, config, split, version, content hash
+        (None for data that is not a dataset split, e.g. a test's plain columns)."""
+        if data is not None and not hasattr(data, "info"):
+            return None
         key = (name, config, split)
         if key not in self._identities:
             from argbench.results import Split
