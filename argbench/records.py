@@ -1,7 +1,8 @@
 """Records (JSON objects, dataset rows) → a metric's compute() inputs, checked.
 
 One column table (``COLUMNS``) says which record field feeds which compute() input; every
-value is checked against the metric's features here, so bad input is an error naming the
+value is checked against the metric's features (its plain ``INPUTS``, see
+:mod:`argbench.scoring`) here, so bad input is an error naming the
 record and field, never an Arrow traceback. Used by ``argbench evaluate`` and by
 :func:`argbench.evaluate_predictions`.
 """
@@ -135,14 +136,13 @@ def inputs_from_records(
 
 
 def is_string(feature) -> bool:
-    import datasets
-
-    return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
+    return feature == "string"
 
 
 def check_value(value, feature, at: str) -> None:
-    """``value`` fits the metric feature (None allowed inside lists: metrics treat unknowns)."""
-    import datasets
+    """``value`` fits the metric feature, a plain ``INPUTS`` entry (see argbench.scoring);
+    None is allowed inside lists: metrics treat unknowns."""
+    from argbench.scoring import Labels
 
     def fail(expected):
         raise ValueError(f"{at}: expected {expected}, got {value!r:.80}")
@@ -154,24 +154,24 @@ def check_value(value, feature, at: str) -> None:
             if key not in value:
                 fail(f"an object with {', '.join(feature)} (no {key!r})")
             check_value(value[key], sub, f"{at}.{key}")
-    elif isinstance(feature, (datasets.Sequence, datasets.LargeList)):
+    elif isinstance(feature, list):
         if not isinstance(value, list):
             fail("a list")
         for j, item in enumerate(value):
             if item is not None:
-                check_value(item, feature.feature, f"{at}[{j}]")
-    elif isinstance(feature, datasets.ClassLabel):
+                check_value(item, feature[0], f"{at}[{j}]")
+    elif isinstance(feature, Labels):
         if value not in feature.names and not (
-            type(value) is int and 0 <= value < feature.num_classes
+            type(value) is int and 0 <= value < len(feature.names)
         ):
-            fail(f"one of {feature.names} or its index")
+            fail(f"one of {list(feature.names)} or its index")
     elif is_string(feature):
         if not isinstance(value, str):
             fail("a string")
-    elif feature.dtype.startswith(("int", "uint")):
+    elif feature.startswith(("int", "uint")):
         if type(value) is not int:
             fail("an integer")
-    elif feature.dtype.startswith("float"):
+    elif feature.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             fail("a number")
 

@@ -102,23 +102,17 @@ def load_split(dataset, config=None, split=None, *, sources=None, cache_dir=None
     folder = Path(str(dataset)).expanduser()
     if str(dataset) in argbench.list_datasets():
         splits = argbench.load_dataset(dataset, config, sources=sources, cache_dir=cache_dir)
-        name, source, card = str(dataset), "argbench", {}
+        name, source = str(dataset), "argbench"
     elif folder.is_dir():
-        card = (
-            _card_metadata((folder / "README.md").read_text("utf-8"))
-            if (folder / "README.md").is_file()
-            else {}
-        )
         splits = _load_with_datasets(str(folder), config, cache_dir)
-        name, source = card.get("dataset", folder.resolve().name), f"folder:{folder.resolve()}"
+        name, source = folder.resolve().name, f"folder:{folder.resolve()}"
     elif "/" in str(dataset):  # a Hub dataset id
-        card = _hub_card_metadata(str(dataset))
         splits = _load_with_datasets(str(dataset), config, cache_dir)
-        name, source = card.get("dataset", str(dataset)), f"hub:{dataset}"
+        name, source = str(dataset), f"hub:{dataset}"
     else:
         raise DatasetChoiceError(
-            f"unknown dataset {dataset!r}: not an argbench dataset "
-            f"({', '.join(argbench.list_datasets())}), a folder, or a Hub id (owner/name)"
+            f"unknown dataset '{dataset}'; available: {', '.join(argbench.list_datasets())} "
+            "(or a folder written by argbench build, or a Hub id owner/name)"
         )
     if split is None:
         if len(splits) != 1:
@@ -129,7 +123,8 @@ def load_split(dataset, config=None, split=None, *, sources=None, cache_dir=None
         raise DatasetChoiceError(f"{dataset}: no split {split!r}; splits: {', '.join(splits)}")
     data = splits[split]
     config = config or getattr(data.info, "config_name", None)
-    version = card.get("version") or str(data.info.version or "unknown")
+    # a built folder and its Hub copy carry the version in their card (configs entries)
+    version = str(data.info.version or "unknown")
     return Split(data, name, config, split, version, source)
 
 
@@ -137,27 +132,6 @@ def _load_with_datasets(path: str, config, cache_dir):
     import datasets
 
     return datasets.load_dataset(path, config, cache_dir=cache_dir)
-
-
-def _card_metadata(text: str) -> dict:
-    """The ``argbench`` block of a dataset card's YAML (dataset name and version)."""
-    import yaml
-
-    if not text.startswith("---\n") or "\n---\n" not in text[4:]:
-        return {}
-    header = yaml.safe_load(text[4:].split("\n---\n", 1)[0]) or {}
-    block = header.get("argbench") if isinstance(header, dict) else None
-    return {k: str(v) for k, v in block.items()} if isinstance(block, dict) else {}
-
-
-def _hub_card_metadata(repo_id: str) -> dict:
-    from huggingface_hub import hf_hub_download
-
-    try:
-        path = hf_hub_download(repo_id, "README.md", repo_type="dataset")
-    except Exception:  # a dataset without a card, or offline with nothing cached
-        return {}
-    return _card_metadata(Path(path).read_text("utf-8"))
 
 
 def _schema(feature):
@@ -462,13 +436,12 @@ def evaluate_predictions(
     duplicated ids are always errors. ``ci`` adds bootstrap intervals
     (:func:`add_intervals`). ``options`` go to the metric's ``compute``.
     """
-    import argbench
+    from argbench.scoring import metric_function
 
     if metric not in COLUMNS:
         raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
     chosen = load_split(dataset, config, split, sources=sources, cache_dir=cache_dir)
-    module = argbench.load_metric(metric)
-    features = module.features
+    compute, features = metric_function(metric)  # the plain function: no evaluate import
     if "predictions" not in features:
         raise ValueError(f"{metric} takes no predictions (inputs: {', '.join(features)})")
     records, keys = read_predictions(predictions)
@@ -504,7 +477,7 @@ def evaluate_predictions(
         expand=metric not in PRIMARY,
         describe=lambda index: f"prediction {ids[index]!r}",
     )
-    result = module.compute(**inputs, **(options or {}))
+    result = compute(**inputs, **(options or {}))
     if ci:
         add_intervals(result, resamples, seed, confidence)
     if system is None:
@@ -550,7 +523,9 @@ def read_results(path) -> dict:
 
 # ---------------------------------------------------------------- comparing systems
 
-DATASET_FIELDS = ("name", "config", "split", "version", "content_hash")
+# what must agree between results besides the signature (the name may be a folder's or a
+# Hub repo's for the same data: the content hash says whether the data are the same)
+DATASET_FIELDS = ("config", "split", "version", "content_hash")
 
 
 def _differences(docs: list[dict], labels: list[str]) -> list[str]:

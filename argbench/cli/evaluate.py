@@ -14,7 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options
+from argbench.cli import UsageError, add_data_options, check_dataset
 from argbench.cli._io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
@@ -96,10 +96,6 @@ examples:
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
   argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
 """
-
-
-class UsageError(ValueError):
-    """Bad command-line usage (exit status 2), as opposed to bad data (1)."""
 
 
 def add_commands(subparsers) -> None:
@@ -230,13 +226,18 @@ def _command(args) -> str:
 
 def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     """Run ``args.metric`` on what ``args`` names: (result, one-line header, results document
-    when a dataset split is involved)."""
-    import argbench
+    when a dataset split is involved).
+
+    The metric's plain function is called, not its evaluate module (the same code, tested equal):
+    importing evaluate costs seconds, so bad input is reported at once and a text metric answers
+    in well under a second; model metrics pay only for their model.
+    """
+    from argbench.scoring import metric_function
 
     if (args.dev or args.plot) and args.metric not in CURVES:
         raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
-    metric = argbench.load_metric(args.metric)
-    options = _options(args, metric)
+    compute, features = metric_function(args.metric)
+    options = _options(args, compute, features)
     if args.out and not args.dataset:
         raise UsageError("--out needs --dataset: a results file names the split it scored")
     if (args.allow_missing or args.id) and not (args.input and args.dataset):
@@ -244,12 +245,13 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     if args.dev:
         if "threshold" in options:
             raise UsageError("give --threshold or --dev, not both")
-        options.update(_dev_options(args, metric, note))
+        options.update(_dev_options(args, features, note))
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
-        result = metric.compute(**inputs, **options)
+        result = compute(**inputs, **options)
         doc = None
     elif args.input and args.dataset:
+        _check_dataset(args)
         doc = evaluate_predictions(
             args.metric,
             args.input,
@@ -276,13 +278,13 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         return _with_intervals(args, result, doc), header, doc
     else:
         records, keys, source, split = _records(args)
-        columns = _columns(args, metric.features)
+        columns = _columns(args, features)
         try:
             inputs = inputs_from_records(
                 args.metric,
                 records,
                 keys,
-                metric.features,
+                features,
                 columns,
                 note,
                 strip_numbers=not args.dataset,
@@ -292,7 +294,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
-        result = metric.compute(**inputs, **options)
+        result = compute(**inputs, **options)
         doc = None
         if split is not None:
             ids = split_item_ids(split)
@@ -312,14 +314,12 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
 
 
-def _dev_options(args, metric, note) -> dict:
+def _dev_options(args, features, note) -> dict:
     """claim_relation --dev FILE: the development records as compute() options."""
     if not args.dev:
         return {}
     records, keys = _file_records(args.dev)
-    dev = inputs_from_records(
-        args.metric, records, keys, metric.features, _columns(args, metric.features), note
-    )
+    dev = inputs_from_records(args.metric, records, keys, features, _columns(args, features), note)
     return {"dev_predictions": dev["predictions"], "dev_references": dev["references"]}
 
 
@@ -368,6 +368,7 @@ def _records(args) -> tuple[list, list | None, str, object]:
     """(records, their keys when the JSON was keyed by id, a description of the source, the
     split when the records are a dataset's)."""
     if args.dataset:
+        _check_dataset(args)
         split = load_split(
             args.dataset, args.config, args.split, sources=args.sources, cache_dir=args.cache_dir
         )
@@ -377,6 +378,14 @@ def _records(args) -> tuple[list, list | None, str, object]:
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
     return (*_file_records(args.input), args.input, None)
+
+
+def _check_dataset(args) -> None:
+    """An argbench dataset name and config are checked before anything is imported."""
+    import argbench
+
+    if args.dataset in argbench.list_datasets():
+        check_dataset(args.dataset, args.config)
 
 
 def _file_records(path) -> tuple[list, list | None]:
@@ -455,7 +464,7 @@ def _columns(args, features) -> dict:
     return resolve_columns(args.metric, _column_overrides(args), features)
 
 
-def _options(args, metric) -> dict:
+def _options(args, compute, features) -> dict:
     options = {}
     for spec in args.option:
         key, sep, text = spec.partition("=")
@@ -468,11 +477,11 @@ def _options(args, metric) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(metric.features)))
+    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    parameters = inspect.signature(metric._compute).parameters
-    known = [p for p in parameters if p not in metric.features and p != "self"]
+    parameters = inspect.signature(compute).parameters
+    known = [p for p in parameters if p not in features]
     for key in options:
         if key not in known:
             raise UsageError(

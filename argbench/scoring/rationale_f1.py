@@ -13,6 +13,9 @@ from argbench.scoring._checks import (
 )
 from argbench.signature import Signature
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": ["string"], "references": ["string"]}
+
 Span = tuple[int, int]  # token indices, end exclusive
 
 

@@ -1,10 +1,10 @@
 """ClaimDiff relation classification: AUROC, and F1 / precision / recall at a threshold."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as _CITATION
-from argbench.scoring.claim_relation import claim_relation
+from argbench.scoring import features
+from argbench.scoring.claim_relation import INPUTS, claim_relation
 
 _DESCRIPTION = """\
 Scores a classifier of one ClaimDiff relation (does claim A strengthen -- or weaken -- claim
@@ -55,12 +55,7 @@ class ClaimRelation(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("float64"),
-                    "references": datasets.Value("int64"),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=[
                 "https://github.com/kaistAI/ClaimDiff",
                 "https://scikit-learn.org/stable/api/sklearn.metrics.html",
