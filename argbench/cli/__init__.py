@@ -34,13 +34,49 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+class UsageError(ValueError):
+    """Bad command-line usage (exit status 2, like bad input)."""
+
+
+# What the user gave is wrong (2): fix the input and run again. The run itself failed (1): an
+# endpoint that stopped answering, judgments that failed, a source that cannot be fetched.
+_BAD_INPUT = (
+    ValueError,  # includes UnicodeError and the metrics' and loaders' input errors
+    TypeError,
+    KeyError,
+    FileExistsError,
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+    PermissionError,
+)
+
+
+def exit_status(error: BaseException) -> int | None:
+    """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
+    if isinstance(error, _BAD_INPUT):
+        return 2
+    if isinstance(error, (RuntimeError, OSError)):
+        return 1
+    return None
+
+
+def error_message(error: BaseException) -> str:
+    if isinstance(error, KeyError) and error.args:
+        return str(error.args[0])
+    return str(error)
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except (KeyError, ValueError, RuntimeError) as error:
-        print(f"argbench {args.command}: error: {error}", file=sys.stderr)
-        return 1
+    except Exception as error:
+        status = exit_status(error)
+        if status is None:
+            raise
+        print(f"argbench {args.command}: error: {error_message(error)}", file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options
+from argbench.cli import UsageError, add_data_options
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
@@ -66,8 +66,11 @@ cq_reference_match also reads shared-task files: SUBMISSION.json with --referenc
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
 Output: a name/value table of the scalar outputs (nested counts as a.b); --json prints the whole
-result, per-item lists included, as JSON (NaN, i.e. undefined, as null). Exit status 1 for bad
-input or a failed computation, 2 for bad usage (unknown metric, bad option).
+result, per-item lists included, as JSON (NaN, i.e. undefined, as null). Exit status 2 for bad
+usage or bad input (the message names the record and field), 1 for a run that failed or is
+incomplete: an LLM endpoint that stopped answering, or judgments that failed. With
+--allow-incomplete a run with failed judgments prints its result, marked complete=False and
+scored over what was judged, and exits 0.
 """
 
 _EPILOG = """\
@@ -81,10 +84,6 @@ examples:
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
 """
-
-
-class UsageError(ValueError):
-    """Bad command-line usage (exit status 2), as opposed to bad data (1)."""
 
 
 def add_commands(subparsers) -> None:
@@ -144,26 +143,34 @@ def add_commands(subparsers) -> None:
         help="reference intervention absent from the submission: ignore (both scripts), "
         "error, or score it as 'Missing CQs'",
     )
+    ev.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="LLM judges: score what was judged when some judgments fail (the result says "
+        "complete=False) and exit 0, instead of failing",
+    )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
     add_data_options(ev)
     ev.set_defaults(run=_cmd_evaluate)
 
 
 def _cmd_evaluate(args) -> int:
-    try:
-        result, header = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
-    except UsageError as error:
-        print(f"argbench evaluate: error: {error}", file=sys.stderr)
-        return 2
-    except (ValueError, KeyError, TypeError, RuntimeError, OSError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"argbench evaluate: error: {message}", file=sys.stderr)
-        return 1
+    result, header = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
     if args.json:
         print(json.dumps(_plain(result), ensure_ascii=False, allow_nan=False, indent=1))
     else:
         print(header)
         print(format_table(result))
+    if result.get("complete") is False:
+        what = f"incomplete result: {result['n_failed']} judgment(s) failed; the scores cover only"
+        if args.allow_incomplete:
+            print(f"warning: {what} what was judged (--allow-incomplete)", file=sys.stderr)
+            return 0
+        print(
+            f"argbench evaluate: error: {what} what was judged; pass --allow-incomplete to accept it",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -431,10 +438,12 @@ def _options(args, metric) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
+    parameters = inspect.signature(metric._compute).parameters
+    if args.allow_incomplete and "on_failure" in parameters:
+        options.setdefault("on_failure", "incomplete")
     clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(metric.features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    parameters = inspect.signature(metric._compute).parameters
     known = [p for p in parameters if p not in metric.features and p != "self"]
     for key in options:
         if key not in known:

@@ -101,8 +101,8 @@ def _check_predictions(predictions) -> list[list[str] | None]:
             continue
         if not isinstance(questions, Sequence):
             raise TypeError(f"predictions[{i}] must be a list of questions, got {questions!r}")
-        if len(questions) == 1 and questions[0] == MISSING:
-            checked.append(None)
+        if len(questions) == 0 or (len(questions) == 1 and questions[0] == MISSING):
+            checked.append(None)  # no questions: scored as "Missing CQs"
             continue
         texts = []
         for j, question in enumerate(questions):
@@ -141,14 +141,17 @@ def _sts_match(predictions, references, threshold, embedder):
     return out
 
 
-def _parse_reply(reply: str | None, n_refs: int) -> tuple:
-    """Strict: a reference index alone, or exactly the "not found" phrase; else an issue."""
-    text = reply.strip() if isinstance(reply, str) else None
+def _parse_reply(reply, n_refs: int) -> tuple:
+    """Strict: a reference index alone, or exactly the "not found" phrase; else an issue
+    (with the raw reply and why, for the failure report)."""
+    if not isinstance(reply, str):  # llm.Failed: the request gave no reply text
+        return (ISSUE, None, None, (reply.raw, reply.reason))
+    text = reply.strip()
     if text == NOT_FOUND:
         return (NAE, None, None, None)
-    if text is not None and re.fullmatch(r"[0-9]+", text) and int(text) < n_refs:
+    if re.fullmatch(r"[0-9]+", text) and int(text) < n_refs:
         return ("match", int(text), None, None)
-    return (ISSUE, None, None, reply)
+    return (ISSUE, None, None, (reply, "unparseable reply"))
 
 
 def _llm_match(predictions, references, endpoint, template):
@@ -207,15 +210,19 @@ def cq_reference_match(
     device=None,
     llm=None,
     prompt_template: str | None = None,
+    on_failure: str = "error",
 ) -> dict:
     """Label every generated question by its matched reference; score = mean of useful/3.
 
     ``predictions[i]``: the questions generated for intervention i (strings or submission
-    dicts with ``cq``), or ``"Missing CQs"`` / ``["Missing CQs"]`` for none.
+    dicts with ``cq``), or ``"Missing CQs"`` / ``["Missing CQs"]`` / ``[]`` for none.
     ``references[i]``: its reference questions ``{"id", "cq", "label"}``, label a name or a
     ``cqs_gen`` ClassLabel index. ``matcher``: ``"sts"`` (embedding cosine > ``threshold``),
     ``"llm"`` (chat endpoint, see :mod:`argbench.llm`) or a callable
-    ``(question, reference_questions) -> index or None``.
+    ``(question, reference_questions) -> index or None``. ``on_failure``: an LLM reply that
+    cannot be used raises :class:`argbench.llm.JudgmentError` (``"error"``), or
+    (``"incomplete"``) the result says ``complete=False`` and the score covers only the
+    interventions whose every question was judged.
     """
     if isinstance(predictions, (str, dict)) or isinstance(references, (str, dict)):
         raise TypeError("predictions and references must be lists (one item per intervention)")
@@ -226,6 +233,11 @@ def cq_reference_match(
         )
     if intervention_ids is not None and len(intervention_ids) != len(predictions):
         raise ValueError(f"{len(intervention_ids)} intervention_ids for {len(predictions)} items")
+    if not predictions:
+        raise ValueError("predictions and references are empty: nothing to score")
+    from argbench.llm import check_on_failure, settle_judgments
+
+    check_on_failure(on_failure)
     if max_questions is not None and max_questions < 1:
         raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
     label_names = list(label_names)
@@ -263,7 +275,7 @@ def cq_reference_match(
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
 
-    labels, matched_ids, similarities, scores, unparsed = [], [], [], [], []
+    labels, matched_ids, similarities, scores, failed = [], [], [], [], []
     n_duplicates = n_empty = 0
     for i, (rs, qs, row) in enumerate(zip(refs, preds, decided, strict=True)):
         if row is None:  # "Missing CQs": three NAE placeholders, 0 points (the public script)
@@ -277,31 +289,36 @@ def cq_reference_match(
         lab, ids, sims = [], [], []
         for j, (status, index, similarity, reply) in enumerate(row):
             if status == ISSUE:
-                unparsed.append({"intervention": i, "question": j, "reply": reply})
+                raw, why = reply
+                failed.append({"intervention": i, "question": j, "reply": raw, "error": why})
             lab.append(rs[index]["label"] if status == "match" else status)
             ids.append(None if index is None else rs[index]["id"])
             sims.append(similarity)
         labels.append(lab)
         matched_ids.append(ids)
         similarities.append(sims)
-        scores.append(lab.count("Useful") / QUESTIONS)
+        # an intervention that lost a judgment has no score (only with on_failure="incomplete")
+        scores.append(None if ISSUE in lab else lab.count("Useful") / QUESTIONS)
 
     counts = Counter(label for lab in labels for label in lab)
     n_questions = sum(counts.values())
+    judged = n_questions - counts[ISSUE]
+    n_judgments = sum(len(qs) for qs in preds if qs is not None)
+    scored = [s for s in scores if s is not None]
     result = {
-        "score": float(np.mean(scores)) if scores else float("nan"),
-        "nae_rate": counts[NAE] / n_questions if n_questions else float("nan"),
-        "useful_rate": counts["Useful"] / n_questions if n_questions else float("nan"),
+        "score": float(np.mean(scored)) if scored else float("nan"),
+        "nae_rate": counts[NAE] / judged if judged else float("nan"),
+        "useful_rate": counts["Useful"] / judged if judged else float("nan"),
+        **settle_judgments(failed, n_judgments, on_failure),
         "label_counts": {name: counts[name] for name in [*label_names, NAE, ISSUE]},
         "n_interventions": len(scores),
+        "n_scored": len(scored),
         "n_questions": n_questions,
         "n_missing_cqs": sum(1 for qs in preds if qs is None),
         "n_short": n_short,
         "n_long": n_long,
         "n_duplicates": n_duplicates,
         "n_empty": n_empty,
-        "n_unparsed": len(unparsed),
-        "unparsed": unparsed,
         "intervention_scores": scores,
         "labels": labels,
         "matched_ids": matched_ids,

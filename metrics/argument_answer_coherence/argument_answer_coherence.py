@@ -26,9 +26,13 @@ Args:
         $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
     prompt_template (str): LLM prompt with {argument} and {excerpt}.
     excerpts (str): "argbench" (default, argbench.citations) or "notebook" (the authors' regex).
+    on_failure (str): "error" (default): an LLM reply that is not 0 or 1, or a request without
+        a usable reply, raises JudgmentError; "incomplete": the result says complete=False
+        and the means cover only what was judged.
 Returns:
-    aac, aac_by_answer, n_pairs, n_answers, n_answers_scored, n_out_of_range,
-    n_empty_excerpts, n_unparsed, unparsed, pairs (per answer: argument, excerpt, coherent).
+    aac, aac_by_answer, complete, n_failed, failed (answer, argument, reply, error), n_pairs,
+    n_answers, n_answers_scored, n_out_of_range, n_empty_excerpts,
+    pairs (per answer: argument, excerpt, coherent).
 Examples:
     >>> metric = evaluate.load("metrics/argument_answer_coherence")  # or argbench.load_metric
     >>> def same_subject(argument, excerpt):  # a toy judge: same first word
@@ -70,6 +74,7 @@ class ArgumentAnswerCoherence(evaluate.Metric):
         excerpts="argbench",
         batch_size=32,
         device=None,
+        on_failure="error",
     ):
         return argument_answer_coherence(
             predictions,
@@ -82,4 +87,5 @@ class ArgumentAnswerCoherence(evaluate.Metric):
             excerpts=excerpts,
             batch_size=batch_size,
             device=device,
+            on_failure=on_failure,
         )
