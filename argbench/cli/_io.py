@@ -39,8 +39,28 @@ def read_jsonl(path: Path) -> list:
 
 
 def read_csv(path: Path) -> list[dict]:
+    """One dict per row. A row with more or fewer cells than the header is an error naming
+    its line (csv.DictReader would drop the extra cells or fill the missing ones with None)."""
     with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+        reader = csv.reader(handle)
+        header = next(reader, [])
+        seen = set()
+        for name in header:
+            if name in seen or not name.strip():
+                what = f"names {name!r} twice" if name in seen else "has an empty column name"
+                raise ValueError(f"{path}, line 1: the header {what}")
+            seen.add(name)
+        rows = []
+        for cells in reader:
+            if not cells:
+                continue  # a blank line
+            if len(cells) != len(header):
+                raise ValueError(
+                    f"{path}, line {reader.line_num}: {len(cells)} cells but the header has "
+                    f"{len(header)} ({', '.join(header)}); quote cells that hold commas"
+                )
+            rows.append(dict(zip(header, cells, strict=True)))
+        return rows
 
 
 def read_records(path, formats=("json", "jsonl", "csv")):

@@ -1,8 +1,8 @@
 """``argbench evaluate METRIC``: run an argbench metric on a JSON/JSONL file or a dataset split.
 
 Records become compute() inputs through one column table (``COLUMNS``, overridable with
-``--column``); inputs are checked against the metric's features here, so bad input is an error
-naming the record and field, never an Arrow traceback.
+``--column``); inputs are checked against the metric's features here (``check_value``, as the
+modules do), so bad input is an error naming the record and field, never an Arrow traceback.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from argbench.cli import UsageError, add_data_options
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
+from argbench.metrics._inputs import check_value
 
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
 # Inputs that are metric features are required; the others (contexts, intervention_ids) are
@@ -343,7 +344,7 @@ def _inputs(args, records, keys, features, note) -> dict:
         for name, value in values.items():
             if name in features:
                 for item in value:
-                    _check(item, features[name], f"{where}, field {used.get(name, name)!r}")
+                    check_value(item, features[name], f"{where}, field {used.get(name, name)!r}")
             inputs[name].extend(value)
     if expanded:
         note(
@@ -359,42 +360,6 @@ def _is_string(feature) -> bool:
     import datasets
 
     return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
-
-
-def _check(value, feature, where: str) -> None:
-    """``value`` fits the metric feature (None allowed inside lists: metrics treat unknowns)."""
-    import datasets
-
-    def fail(expected):
-        raise ValueError(f"{where}: expected {expected}, got {value!r:.80}")
-
-    if isinstance(feature, dict):
-        if not isinstance(value, dict):
-            fail(f"an object with {', '.join(feature)}")
-        for key, sub in feature.items():
-            if key not in value:
-                fail(f"an object with {', '.join(feature)} (no {key!r})")
-            _check(value[key], sub, f"{where}.{key}")
-    elif isinstance(feature, (datasets.Sequence, datasets.LargeList)):
-        if not isinstance(value, list):
-            fail("a list")
-        for j, item in enumerate(value):
-            if item is not None:
-                _check(item, feature.feature, f"{where}[{j}]")
-    elif isinstance(feature, datasets.ClassLabel):
-        if value not in feature.names and not (
-            type(value) is int and 0 <= value < feature.num_classes
-        ):
-            fail(f"one of {feature.names} or its index")
-    elif _is_string(feature):
-        if not isinstance(value, str):
-            fail("a string")
-    elif feature.dtype.startswith(("int", "uint")):
-        if type(value) is not int:
-            fail("an integer")
-    elif feature.dtype.startswith("float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail("a number")
 
 
 def _strip_numbers(references: list, note) -> list:

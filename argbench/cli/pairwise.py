@@ -64,6 +64,8 @@ def _fit_file(args) -> tuple[list[dict], list]:
         for column in columns:
             if column not in row:
                 raise ValueError(f"{path}, row {index}: no column {column!r} (have {list(row)})")
+            if row[column] is None or row[column] == "":
+                raise ValueError(f"{path}, row {index}: empty {column!r}")
     labels = args.labels.split(",")
     if len(labels) != 3:
         raise ValueError(f"--labels needs three values (A wins, B wins, tie), got {args.labels!r}")

@@ -6,10 +6,13 @@ Citations are read by :mod:`argbench.citations`; every number is defined in the
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
+
+MAX_LABEL = 3  # relevance labels are 0 (not relevant) .. 3 (highly relevant)
 
 
 def argument_relevance(
@@ -47,10 +50,17 @@ def argument_relevance(
                 f"references[{i}] must be a list of int labels, got {type(labels).__name__}"
             )
         for j, label in enumerate(labels):
-            if label is not None and (isinstance(label, bool) or not isinstance(label, int)):
+            if label is None:
+                continue
+            if isinstance(label, bool) or not isinstance(label, numbers.Integral):
                 raise TypeError(
                     f"references[{i}][{j}] must be an int label (-1 or None: unknown), "
                     f"got {label!r}"
+                )
+            if not -1 <= label <= MAX_LABEL:
+                raise ValueError(
+                    f"references[{i}][{j}]: label {label} outside 0..{MAX_LABEL} (-1 or None: "
+                    "unknown), the CAM relevance scale"
                 )
         excerpts = parse_citations(answer)  # descriptive counts use argbench's reading
         groups += len(excerpts)

@@ -5,6 +5,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.annotator_agreement import agreement
 
 _CITATION = """\
@@ -60,7 +61,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Metric):
+class AnnotatorAgreement(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -71,6 +72,8 @@ class AnnotatorAgreement(evaluate.Metric):
         )
 
     def _compute(self, ratings, categories=None):
+        if not ratings:
+            raise ValueError("ratings is empty: nothing to score")
         widths = {len(row) for row in ratings}
         if len(widths) > 1:
             first = next(i for i, row in enumerate(ratings) if len(row) != len(ratings[0]))

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 
 _DESCRIPTION = """\
@@ -47,7 +48,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentAnswerCoherence(evaluate.Metric):
+class ArgumentAnswerCoherence(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.argument_overlap import argument_overlap
 
 _DESCRIPTION = """\
@@ -36,7 +37,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentOverlap(evaluate.Metric):
+class ArgumentOverlap(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

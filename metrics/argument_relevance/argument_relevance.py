@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.argument_relevance import argument_relevance
 
 _DESCRIPTION = """\
@@ -36,7 +37,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentRelevance(evaluate.Metric):
+class ArgumentRelevance(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

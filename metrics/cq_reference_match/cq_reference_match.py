@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
 
 _DESCRIPTION = """\
@@ -57,7 +58,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CqReferenceMatch(evaluate.Metric):
+class CqReferenceMatch(CheckedInputs, evaluate.Metric):
     def _info(self):
         reference = {
             "id": datasets.Value("string"),

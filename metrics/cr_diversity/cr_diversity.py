@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.cr_diversity import cr_diversity
 
 _CITATION = (
@@ -41,7 +42,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrDiversity(evaluate.Metric):
+class CrDiversity(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

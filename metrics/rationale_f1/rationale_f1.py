@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring.rationale_f1 import rationale_f1
 
 _CITATION = (
@@ -49,7 +50,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(evaluate.Metric):
+class RationaleF1(CheckedInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
