@@ -13,23 +13,13 @@ from __future__ import annotations
 
 import numbers
 
+from argbench.scoring._checks import check_text
+
 
 def _is_text(feature) -> bool:
     import datasets
 
     return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
-
-
-def check_text(value: str, where: str) -> None:
-    """A str that Arrow (UTF-8) can store: no lone surrogates."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise ValueError(
-            f"{where}: not valid Unicode: lone surrogate {value[error.start]!r} at position "
-            f"{error.start} (a text decoded with errors='surrogateescape' or a broken \\ud8xx "
-            "escape); fix or drop that character"
-        ) from None
 
 
 def check_value(value, feature, where: str) -> None:

@@ -6,9 +6,27 @@ errors name the file and, for JSON Lines, the line.
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
 from pathlib import Path
+
+
+def read_text(path: Path) -> str:
+    """The file as UTF-8 text (a leading byte-order mark is dropped); a byte that is not UTF-8
+    is an error naming the file, its offset and line."""
+    data = Path(path).read_bytes()
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ValueError(
+            f"{path}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
+            f"{line}); save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+        ) from None
 
 
 def read_json(path: Path):
@@ -16,32 +34,28 @@ def read_json(path: Path):
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        try:
-            return json.load(handle)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}: not JSON ({error}); JSON Lines files end in .jsonl"
-            ) from None
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error}); JSON Lines files end in .jsonl") from None
 
 
 def read_jsonl(path: Path) -> list:
     """One record per non-blank line."""
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
+    for number, line in enumerate(read_text(path).split("\n"), 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
     return records
 
 
 def read_csv(path: Path) -> list[dict]:
     """One dict per row. A row with more or fewer cells than the header is an error naming
     its line (csv.DictReader would drop the extra cells or fill the missing ones with None)."""
-    with open(path, encoding="utf-8", newline="") as handle:
+    with io.StringIO(read_text(path), newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, [])
         seen = set()

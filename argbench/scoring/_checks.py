@@ -27,6 +27,18 @@ def check_str(field: str, index: int, value) -> str:
     return value
 
 
+def check_text(value: str, where: str) -> None:
+    """A str that UTF-8 (Arrow, the embedding cache keys) can store: no lone surrogates."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{where}: not valid Unicode: lone surrogate {value[error.start]!r} at position "
+            f"{error.start} (a text decoded with errors='surrogateescape' or a broken \\ud8xx "
+            "escape); fix or drop that character"
+        ) from None
+
+
 def check_str_list(field: str, index: int, value) -> list[str]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise TypeError(f"{field}[{index}] must be a list of str, got {type(value).__name__}")

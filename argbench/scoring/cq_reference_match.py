@@ -333,8 +333,10 @@ def _load_json(source, what: str) -> dict:
     if isinstance(source, dict):
         return source
     path = Path(source)
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{what} {path}: not a UTF-8 JSON file ({error})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{what} {path}: expected a JSON object keyed by intervention_id")
     return data
