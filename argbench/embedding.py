@@ -34,6 +34,7 @@ from argbench.scoring._checks import check_text
 from argbench.sources import is_offline
 
 __all__ = [
+    "CacheError",
     "CosineSimilarity",
     "Embedder",
     "ModelUnavailableError",
@@ -46,6 +47,10 @@ CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 PROGRESS_MIN = 1000
 _SQL_CHUNK = 500
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
+
+
+class CacheError(OSError):
+    """The embedding cache database cannot be opened or written (not: corrupt, it is rebuilt)."""
 
 
 class ModelUnavailableError(OSError):
@@ -134,18 +139,25 @@ class _Store:
 
     def _run(self, action):
         for attempt in (1, 2):
-            con = sqlite3.connect(self.path, timeout=120)
+            con = None
             try:
+                con = sqlite3.connect(self.path, timeout=120)
                 con.execute(
                     "CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID"
                 )
                 return action(con)
-            except sqlite3.DatabaseError as error:
-                if isinstance(error, sqlite3.OperationalError) or attempt == 2:
-                    raise  # "database is locked" and the like are not corruption
+            except sqlite3.OperationalError as error:  # locked for 120 s, unwritable, ...
+                raise CacheError(
+                    f"embedding cache {self.path} cannot be used ({error}); point "
+                    f"${CACHE_ENV} or cache_dir= at a writable folder, or pass cache_dir=False"
+                ) from error
+            except sqlite3.DatabaseError as error:  # not a database, or a damaged one
+                if attempt == 2:
+                    raise
                 self._move_aside(error)
             finally:
-                con.close()
+                if con is not None:
+                    con.close()
 
     def _move_aside(self, error) -> None:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}-{os.getpid()}")

@@ -114,3 +114,12 @@ def test_lone_surrogate_in_a_json_file_names_record_and_field(tmp_path, capsys):
     assert main(["evaluate", "argument_relevance", str(path)]) == 2
     err = capsys.readouterr().err
     assert "record 0, field 'answer': not valid Unicode" in err
+
+
+def test_unusable_cache_location_says_how_to_fix(minilm, tmp_path):
+    embedder = Embedder(minilm, cache_dir=tmp_path)
+    embedder._store.path.mkdir()  # something that is not a database file sits there
+    with pytest.raises(
+        OSError, match=r"embedding cache .*embeddings.sqlite cannot be used.*cache_dir=False"
+    ):
+        embedder.encode(["a cat"])

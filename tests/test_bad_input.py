@@ -234,3 +234,36 @@ def test_pairwise_csv_cells_are_checked(tmp_path, capsys, text, message):
     import re
 
     assert re.search(message, err), err
+
+
+# ---- found in the hostile pass: settings that silently zero a score ----
+
+
+@pytest.mark.parametrize("threshold", [65, -2, float("nan")])
+def test_cq_threshold_outside_the_cosine_range_is_an_error(threshold):
+    """threshold=65 (a percentage) would label every question NAE: a score of 0."""
+    with pytest.raises(ValueError, match=r"threshold must be a cosine in \[-1, 1\]"):
+        cq_reference_match([["Q?"]], [REFS], threshold=threshold)
+
+
+@pytest.mark.parametrize("threshold", [4, -1])
+def test_relevance_threshold_outside_the_label_scale_is_an_error(threshold):
+    """relevance_threshold=4 would make no argument relevant and every answer unscored."""
+    with pytest.raises(ValueError, match=r"relevance_threshold must be a label 0..3"):
+        argument_relevance(["A [1]."], [[3]], relevance_threshold=threshold)
+
+
+def test_pairwise_out_is_checked_before_the_fit(tmp_path, capsys):
+    path = tmp_path / "j.csv"
+    path.write_text("item_a,item_b,winner\nx,y,a\n")
+    assert main(["pairwise", "fit", str(path), "--out", str(tmp_path / "o.txt")]) == 2
+    assert "'o.txt': expected a file ending in .csv or .jsonl" in capsys.readouterr().err
+    (tmp_path / "d.csv").mkdir()
+    assert main(["pairwise", "fit", str(path), "--out", str(tmp_path / "d.csv")]) == 2
+    assert "d.csv is a folder" in capsys.readouterr().err
+
+
+def test_csv_with_a_byte_order_mark_reads_its_first_column(tmp_path, capsys):
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbfitem_a,item_b,winner\nx,y,a\ny,x,tie\n")
+    assert main(["pairwise", "fit", str(path), "--out", str(tmp_path / "o.csv")]) == 0

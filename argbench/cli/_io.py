@@ -90,11 +90,19 @@ def read_records(path, formats=("json", "jsonl", "csv")):
     return {"json": read_json, "jsonl": read_jsonl, "csv": read_csv}[kind](path)
 
 
-def write_records(path, rows: list[dict]) -> None:
-    """``rows`` as CSV (header from the first row) or JSON Lines, by the suffix of ``path``."""
+def check_output(path) -> Path:
+    """``path`` can take ``write_records``' output; checked before the work that fills it."""
     path = Path(path)
     if path.suffix not in (".csv", ".jsonl"):
         raise ValueError(f"{path.name!r}: expected a file ending in .csv or .jsonl")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; --out takes a file name")
+    return path
+
+
+def write_records(path, rows: list[dict]) -> None:
+    """``rows`` as CSV (header from the first row) or JSON Lines, by the suffix of ``path``."""
+    path = check_output(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="") as handle:
         if path.suffix == ".jsonl":

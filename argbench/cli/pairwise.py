@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from argbench.cli import add_data_options
-from argbench.cli._io import read_records, write_records
+from argbench.cli._io import check_output, read_records, write_records
 
 
 def add_commands(subparsers) -> None:
@@ -118,6 +118,7 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 
 
 def _cmd_fit(args) -> int:
+    check_output(args.out)
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
     write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)

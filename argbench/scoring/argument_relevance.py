@@ -33,6 +33,10 @@ def argument_relevance(
         raise ValueError(f'semantics must be "strict" or "notebook", got {semantics!r}')
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int):
         raise TypeError(f"relevance_threshold must be an int, got {relevance_threshold!r}")
+    if not 0 <= relevance_threshold <= MAX_LABEL:
+        raise ValueError(
+            f"relevance_threshold must be a label 0..{MAX_LABEL}, got {relevance_threshold}"
+        )
     n = check_same_length(predictions=predictions, references=references)
     precisions: list[float] = []
     recalls: list[float] = []

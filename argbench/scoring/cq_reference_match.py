@@ -238,6 +238,13 @@ def cq_reference_match(
     from argbench.llm import check_on_failure, settle_judgments
 
     check_on_failure(on_failure)
+    if isinstance(threshold, bool) or not (
+        isinstance(threshold, (int, float)) and -1 <= threshold <= 1
+    ):
+        raise ValueError(
+            f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
+            "not a percentage)"
+        )
     if max_questions is not None and max_questions < 1:
         raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
     label_names = list(label_names)
