@@ -227,19 +227,19 @@ class ChatEndpoint:
                     return Failed(f"HTTP {status} (not retried)", body)
                 why, wait = f"HTTP {status}: {body[:120]}", _retry_after(error.response)
                 hint = (
-                    "raise llm max_retries= or lower max_workers="
+                    "Raise llm max_retries= or lower max_workers= (the server asks to slow down)."
                     if status == 429
-                    else "the server keeps failing; check its logs"
+                    else "The server keeps failing; check its logs."
                 )
             except openai.APITimeoutError:
                 why, wait = f"no reply within timeout={self.timeout:g}s", None
                 hint = (
-                    "if the server is only slow, raise the per-request timeout: "
+                    "If the server is only slow, raise the per-request timeout: "
                     "llm={'timeout': 120} (CLI: --option 'llm={\"timeout\": 120}')"
                 )
             except openai.APIConnectionError as error:
                 why, wait = f"cannot connect ({error.__cause__ or error})", None
-                hint = f"is the server running? check base_url / ${BASE_URL_ENV}"
+                hint = f"Is the server running? Check base_url / ${BASE_URL_ENV}."
             if attempt > self.max_retries or run.stop.is_set():
                 raise LLMError(
                     f"{self.where}: prompt #{index} failed, {why}, after {attempt} attempts "

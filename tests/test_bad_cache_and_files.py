@@ -123,3 +123,27 @@ def test_unusable_cache_location_says_how_to_fix(minilm, tmp_path):
         OSError, match=r"embedding cache .*embeddings.sqlite cannot be used.*cache_dir=False"
     ):
         embedder.encode(["a cat"])
+
+
+def test_corrupt_datasets_cache_is_rebuilt_with_a_warning(fixture_mirror, cache_dir):
+    import argbench
+
+    mirror = fixture_mirror("cqs_gen")
+    good = argbench.load_dataset("cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir)
+    expected = {split: good[split].to_list() for split in good}  # before the files change
+    from pathlib import Path
+
+    arrows = list(Path(cache_dir).rglob("*.arrow"))
+    assert arrows
+    for path in arrows:
+        path.write_bytes(b"garbage" * 10)
+    with pytest.warns(UserWarning, match=r"datasets cache .* cqs_gen/interventions .*rebuilt"):
+        again = argbench.load_dataset(
+            "cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir
+        )
+    assert {split: again[split].to_list() for split in again} == expected
+
+
+def test_a_folder_given_as_input_file_is_named(tmp_path, capsys):
+    assert main(["evaluate", "argument_relevance", str(tmp_path)]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err

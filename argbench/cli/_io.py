@@ -33,7 +33,9 @@ def read_json(path: Path):
     """The parsed JSON document of ``path``."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{path} does not exist")
+        raise ValueError(
+            f"{path} is a folder, not a file" if path.is_dir() else f"{path} does not exist"
+        )
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as error:
@@ -82,7 +84,9 @@ def read_records(path, formats=("json", "jsonl", "csv")):
     object itself (records keyed by id)."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{path} does not exist")
+        raise ValueError(
+            f"{path} is a folder, not a file" if path.is_dir() else f"{path} does not exist"
+        )
     kind = {".jsonl": "jsonl", ".csv": "csv"}.get(path.suffix, "json")
     if kind not in formats:
         endings = ", ".join("." + f for f in formats)
