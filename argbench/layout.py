@@ -102,7 +102,7 @@ def build(
     """
     log = log or (lambda message: None)
     cls = builder_class(name)
-    out_dir = _output_folder(Path(out_dir))
+    out_dir = output_folder(Path(out_dir))
     final = out_dir / name
     if final.exists() and not final.is_dir():
         raise FileExistsError(
@@ -142,7 +142,7 @@ def build(
     return final
 
 
-def _output_folder(out_dir: Path) -> Path:
+def output_folder(out_dir: Path) -> Path:
     """``out_dir``, created if missing; errors say what is wrong with it and what to do."""
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(

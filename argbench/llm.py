@@ -279,6 +279,8 @@ class ChatEndpoint:
                 except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
                     results.put((position, error))
 
+        if unique:
+            self.client  # noqa: B018 - made once here, not by racing worker threads
         # daemon threads: a request hanging in the socket cannot keep a stopped run alive
         for _ in range(min(max(1, self.max_workers), len(unique))):
             threading.Thread(target=work, daemon=True).start()

@@ -170,3 +170,10 @@ def test_two_builds_into_one_out_at_once_both_succeed(fixture_mirror, cache_dir,
         "interventions": {"test": 1, "validation": 2},
         "questions": {"validation": 4},
     }
+
+
+def test_reproduce_out_that_is_a_file_is_a_clear_error(tmp_path, capsys):
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    assert main(["reproduce", "--out", str(target)]) == 2
+    assert f"output folder {target} is a file" in capsys.readouterr().err
