@@ -37,7 +37,7 @@ wheel-check: setup
 	$(PY) -m build --wheel --outdir dist -q
 	$(PYTHON) -m venv $(VENV)-wheel
 	$(VENV)-wheel/bin/python -m pip install -q dist/*.whl
-	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
+	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; from argbench.reproduce.report import published_figures; assert published_figures(); import argbench.cli, argbench.scoring.bradley_terry; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
 
 clean:
 	rm -rf $(VENV) $(VENV)-wheel dist build *.egg-info

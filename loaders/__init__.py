@@ -11,6 +11,7 @@ DATASETS: dict[str, str] = {
     "cam_relevance": "cam_relevance:CamRelevance",
     "cam_answers": "cam_answers:CamAnswers",
     "webis_argquality20": "webis_argquality20:WebisArgQuality20",
+    "ukpconvarg1": "ukpconvarg1:UKPConvArg1",
 }
 
 

@@ -50,6 +50,32 @@ def _typed_cell(builder, key, index, row, field, convert, expected):
         ) from None
 
 
+def tab_lines(builder, key: str, header: list[str]):
+    """(index, cells) per line of a plain tab-separated source (no quoting: quotes are text)
+    after checking its header line; every line must have the header's number of cells and
+    a non-empty first cell. ``index`` counts data lines."""
+    source = builder.SOURCES[key].filename
+    with open(builder.source_path(key), encoding="utf-8", newline="") as handle:
+        lines = handle.read().split("\n")
+    if lines[0].split("\t") != header:
+        expected = "\t".join(header)
+        raise builder.error(source, 0, "header", f"expected {expected!r}, got {lines[0]!r}")
+    if lines[-1] == "":
+        lines.pop()
+    for index, line in enumerate(lines[1:]):
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            raise builder.error(
+                source,
+                index,
+                header[min(len(cells), len(header) - 1)],
+                f"expected {len(header)} tab-separated cells, got {len(cells)}",
+            )
+        if not cells[0].strip():
+            raise builder.error(source, index, header[0], "empty")
+        yield index, cells
+
+
 def int_cell(builder, key, index, row, field) -> int:
     return _typed_cell(builder, key, index, row, field, int, "an integer")
 

@@ -27,6 +27,7 @@ COLUMNS = {
     "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
     "argument_overlap": {"predictions": "answer", "references": "arguments"},
     "argument_relevance": {"predictions": "answer", "references": "argument_relevance"},
+    "claim_relation": {"predictions": "score", "references": "label"},
     "cq_reference_match": {
         "predictions": "cqs",
         "references": "references",
@@ -42,6 +43,7 @@ COLUMNS = {
 # metrics whose references are CAM argument lists ("N. " prefixes are stripped from files)
 ARGUMENT_LISTS = ("argument_overlap", "argument_answer_coherence")
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
+CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
 
 _DESCRIPTION = """\
 Command line: run an argbench metric on your records and print its scalar outputs.
@@ -62,6 +64,12 @@ authors' "N. " prefixes numbered 1, 2, ... (silver_112x3.json) are stripped of t
 metrics expect (argument_overlap re-adds them where the notebook uses them).
 argument_relevance needs the human labels: per record one integer per argument (0-3, -1 or
 null for unknown), e.g. cam_answers' argument_relevance column.
+
+claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
+and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
+(records of the same shape, e.g. from loaders.claimdiff.issue_split) chooses it by F1, and
+--option hard_labels=true takes 0/1 decisions instead of scores. --plot FILE draws its
+precision-recall curve (needs matplotlib).
 
 cq_reference_match also reads shared-task files: SUBMISSION.json with --references
 validation.json (or --references-dataset: the cqs_gen interventions split).
@@ -84,6 +92,7 @@ examples:
       --model sentence-transformers/all-MiniLM-L6-v2 --threshold 0.6
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
+  argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
 """
 
 
@@ -120,7 +129,9 @@ def add_commands(subparsers) -> None:
         help="compute() option; VALUE is read as JSON when it parses, else as a string",
     )
     ev.add_argument("--model", help="model option: sentence-transformers/NLI name or folder")
-    ev.add_argument("--threshold", type=float, help="threshold option (cq_reference_match)")
+    ev.add_argument(
+        "--threshold", type=float, help="threshold option (cq_reference_match, claim_relation)"
+    )
     ev.add_argument("--matcher", help="matcher option of cq_reference_match: sts or llm")
     ev.add_argument("--references", help="cq_reference_match: references file (validation.json)")
     ev.add_argument(
@@ -149,6 +160,16 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="LLM judges: score what was judged when some judgments fail (the result says "
         "complete=False) and exit 0, instead of failing",
+    )
+    ev.add_argument(
+        "--dev",
+        metavar="FILE",
+        help="claim_relation: development records (same fields); the threshold maximises F1 there",
+    )
+    ev.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="claim_relation: draw the precision-recall curve to this file (needs matplotlib)",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
     add_data_options(ev)
@@ -179,6 +200,8 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
     """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header)."""
     import argbench
 
+    if (args.dev or args.plot) and args.metric not in CURVES:
+        raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
     metric = argbench.load_metric(args.metric)
     features = metric.features
     options = _options(args, metric)
@@ -193,9 +216,38 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
+    if args.dev:
+        if "threshold" in options:
+            raise UsageError("give --threshold or --dev, not both")
+        records, keys = _file_records(Path(args.dev))
+        dev = _inputs(args, records, keys, features, note)
+        options.update(dev_predictions=dev["predictions"], dev_references=dev["references"])
     result = metric.compute(**inputs, **options)
     n = len(next(iter(inputs.values())))
+    if args.plot:
+        plot_curve(result, args.plot, f"{args.metric} on {source}")
+        note(f"precision-recall curve: {args.plot}")
     return result, f"{args.metric} on {source}: {n:,} examples"
+
+
+def plot_curve(result: dict, path, title: str) -> None:
+    """The precision-recall curve of a claim_relation result, as a PNG."""
+    if "pr_curve" not in result:
+        raise ValueError("--plot: the result has no precision-recall curve (hard labels?)")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from argbench.scoring.claim_relation import draw_pr_curve
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    draw_pr_curve(ax, result, "scores")
+    ax.set(title=title, xlabel="recall", ylabel="precision")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 # ---- reading records ----
@@ -211,7 +263,11 @@ def _records(args) -> tuple[list, list | None, str]:
         raise UsageError("--config and --split go with --dataset")
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
-    path = Path(args.input)
+    return (*_file_records(Path(args.input)), args.input)
+
+
+def _file_records(path: Path) -> tuple[list, list | None]:
+    """(records, their keys when the JSON was keyed by id) of a .json / .jsonl file."""
     data = read_records(path, formats=("json", "jsonl"))
     if isinstance(data, dict):
         keys, records = list(data), list(data.values())
@@ -221,7 +277,7 @@ def _records(args) -> tuple[list, list | None, str]:
         raise ValueError(f"{path}: expected a list of records or an object keyed by id")
     if not records:
         raise ValueError(f"{path}: no records")
-    return records, keys, str(path)
+    return records, keys
 
 
 def _dataset_label(args) -> str:

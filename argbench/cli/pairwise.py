@@ -51,6 +51,27 @@ def add_commands(subparsers) -> None:
     add_data_options(fit)
     fit.set_defaults(run=_cmd_fit)
 
+    simulate = sub.add_parser(
+        "simulate",
+        help="the Webis sparsification study (Table 1) on UKPConvArg1",
+        description="Fit Bradley-Terry on cyclic-group designs of UKPConvArg1 debate sides with "
+        "x judgments per pair and k groups, and correlate with the fit on every judgment "
+        "(Gienapp et al. 2020, Section 3.6); each row beside the paper's Table 1.",
+    )
+    simulate.add_argument("--judgments", default="5,4,3,2,1", help="x values (default 5,4,3,2,1)")
+    simulate.add_argument("--groups", default="2,4,8,16,32", help="k values (default 2,4,8,16,32)")
+    simulate.add_argument("--topics", type=int, default=20, help="debate sides drawn (default 20)")
+    simulate.add_argument("--items", type=int, default=32, help="arguments per side (default 32)")
+    simulate.add_argument("--repeats", type=int, default=1, help="design draws per side and cell")
+    simulate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples")
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--workers", type=int, default=1, help="processes over the sides")
+    simulate.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
+    simulate.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    simulate.add_argument("--out", help="also write the rows to this .csv or .jsonl file")
+    add_data_options(simulate)
+    simulate.set_defaults(run=_cmd_simulate)
+
 
 def _fit_file(args) -> tuple[list[dict], list]:
     from argbench.scoring.bradley_terry import fit_bradley_terry
@@ -132,4 +153,48 @@ def _cmd_fit(args) -> int:
     if not_converged:
         print(f"warning: not converged: {not_converged}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _ints(text: str, option: str) -> list[int]:
+    try:
+        return [int(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{option} takes comma-separated integers, not {text!r}") from None
+
+
+def _cmd_simulate(args) -> int:
+    from argbench.reproduce.webis import paper_agreement, paper_table1
+    from argbench.scoring.sparsification import sparsification_study
+
+    rows = sparsification_study(
+        judgments=_ints(args.judgments, "--judgments"),
+        groups=_ints(args.groups, "--groups"),
+        n_topics=args.topics,
+        n_items=args.items,
+        repeats=args.repeats,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        workers=args.workers,
+        regularization=args.regularization,
+        threshold=args.threshold,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+    )
+    paper = paper_table1() if args.items == 32 else {}
+    print(f"{'x':>2} {'k':>3} {'judgments':>9} {'paper':>6} | {'rho':>6} {'95% CI':>16} | paper")
+    for r in rows:
+        published = paper.get((r["x"], r["k"]))
+        theirs = "—"
+        if published:
+            diff, agree = paper_agreement(r)
+            r.update(paper_rho=published[2], paper_agrees=agree)
+            theirs = f"{published[2]:.2f} [{published[3]:.2f}, {published[4]:.2f}] ({diff:+.3f})"
+        print(
+            f"{r['x']:>2} {r['k']:>3} {r['judgments']:>9} {r['judgments_paper']:>6} | "
+            f"{r['rho']:>6.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {theirs}"
+        )
+    if args.out:
+        write_records(args.out, rows)
+        print(f"rows -> {args.out}")
     return 0
