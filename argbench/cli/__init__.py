@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+import argbench
+
 # Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
 # heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
 COMMANDS: list[str] = [
@@ -14,6 +16,28 @@ COMMANDS: list[str] = [
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
 ]
+
+
+class UsageError(ValueError):
+    """A mistake in the command line (unknown name, bad option): exit status 2, as argparse's
+    own errors and bad input (records, files, values). A run that failed (an endpoint that
+    stopped, failed judgments, a source that cannot be fetched) exits with 1."""
+
+
+def check_dataset(name: str, config: str | None = None) -> None:
+    """``name`` (and ``config``) exist, checked from the loader registry before any import."""
+    if name not in argbench.list_datasets():
+        raise UsageError(
+            f"unknown dataset '{name}'; available: {', '.join(argbench.list_datasets())}"
+        )
+    if config is None:
+        return
+    from argbench.load import config_names  # imports datasets
+
+    if config not in config_names(name):
+        raise UsageError(
+            f"dataset '{name}' has no config '{config}'; configs: {', '.join(config_names(name))}"
+        )
 
 
 def add_data_options(command: argparse.ArgumentParser) -> None:
@@ -28,14 +52,11 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."
     )
+    top.add_argument("--version", action="version", version=f"argbench {argbench.__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         importlib.import_module(module).add_commands(sub)
     return top
-
-
-class UsageError(ValueError):
-    """Bad command-line usage (exit status 2, like bad input)."""
 
 
 # What the user gave is wrong (2): fix the input and run again. The run itself failed (1): an
@@ -68,6 +89,7 @@ def error_message(error: BaseException) -> str:
 
 
 def main(argv=None) -> int:
+    """Exit status: 0 done, 1 the run failed (a failed computation), 2 bad usage or input."""
     args = parser().parse_args(argv)
     try:
         return args.run(args)

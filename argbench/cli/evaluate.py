@@ -14,10 +14,10 @@ import math
 import sys
 from pathlib import Path
 
-from argbench.cli import UsageError, add_data_options
+from argbench.cli import UsageError, add_data_options, check_dataset
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
-from argbench.metrics._inputs import check_value
+from argbench.scoring._checks import check_value
 
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
 # Inputs that are metric features are required; the others (contexts, intervention_ids) are
@@ -197,14 +197,18 @@ def _cmd_evaluate(args) -> int:
 
 
 def run(args, note=lambda message: None) -> tuple[dict, str]:
-    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header)."""
-    import argbench
+    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header).
+
+    The metric's plain function is called, not its evaluate module (the same code, tested equal):
+    importing evaluate costs seconds, so bad input is reported at once and a text metric answers
+    in well under a second; model metrics pay only for their model.
+    """
+    from argbench.scoring import metric_function
 
     if (args.dev or args.plot) and args.metric not in CURVES:
         raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
-    metric = argbench.load_metric(args.metric)
-    features = metric.features
-    options = _options(args, metric)
+    compute, features = metric_function(args.metric)
+    options = _options(args, compute, features)
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
     else:
@@ -222,7 +226,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
         records, keys = _file_records(Path(args.dev))
         dev = _inputs(args, records, keys, features, note)
         options.update(dev_predictions=dev["predictions"], dev_references=dev["references"])
-    result = metric.compute(**inputs, **options)
+    result = compute(**inputs, **options)
     n = len(next(iter(inputs.values())))
     if args.plot:
         plot_curve(result, args.plot, f"{args.metric} on {source}")
@@ -287,10 +291,7 @@ def _dataset_label(args) -> str:
 def _dataset_records(args) -> tuple[list, None]:
     import argbench
 
-    if args.dataset not in argbench.list_datasets():
-        raise UsageError(
-            f"unknown dataset {args.dataset!r}; available: {', '.join(argbench.list_datasets())}"
-        )
+    check_dataset(args.dataset, args.config)
     data = argbench.load_dataset(
         args.dataset, args.config, args.split, sources=args.sources, cache_dir=args.cache_dir
     )
@@ -413,9 +414,7 @@ def _inputs(args, records, keys, features, note) -> dict:
 
 
 def _is_string(feature) -> bool:
-    import datasets
-
-    return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
+    return feature == "string"
 
 
 def _strip_numbers(references: list, note) -> list:
@@ -446,7 +445,7 @@ def _strip_numbers(references: list, note) -> list:
 # ---- options and output ----
 
 
-def _options(args, metric) -> dict:
+def _options(args, compute, features) -> dict:
     options = {}
     for spec in args.option:
         key, sep, text = spec.partition("=")
@@ -459,13 +458,13 @@ def _options(args, metric) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
-    parameters = inspect.signature(metric._compute).parameters
+    parameters = inspect.signature(compute).parameters
     if args.allow_incomplete and "on_failure" in parameters:
         options.setdefault("on_failure", "incomplete")
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(metric.features)))
+    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    known = [p for p in parameters if p not in metric.features and p != "self"]
+    known = [p for p in parameters if p not in features]
     for key in options:
         if key not in known:
             raise UsageError(

@@ -13,6 +13,8 @@ from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
 
 MAX_LABEL = 3  # relevance labels are 0 (not relevant) .. 3 (highly relevant)
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string", "references": ["int64"]}
 
 
 def argument_relevance(

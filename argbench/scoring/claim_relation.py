@@ -15,6 +15,9 @@ import numpy as np
 
 from argbench.scoring._checks import check_same_length, harmonic_f1
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "float64", "references": "int64"}
+
 __all__ = [
     "best_f1_threshold",
     "claim_relation",

@@ -1,11 +1,11 @@
 """CAM argument relevance (AR) precision / recall / F1 of cited arguments."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
 from argbench.metrics._inputs import CheckedInputs
-from argbench.scoring.argument_relevance import argument_relevance
+from argbench.scoring import features
+from argbench.scoring.argument_relevance import INPUTS, argument_relevance
 
 _DESCRIPTION = """\
 For a generated comparative answer that cites numbered arguments ("... [1, 3]"), precision is
@@ -38,17 +38,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ArgumentRelevance(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Sequence(datasets.Value("int64")),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 

@@ -1,11 +1,11 @@
 """ClaimDiff relation classification: AUROC, and F1 / precision / recall at a threshold."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as _CITATION
 from argbench.metrics._inputs import CheckedInputs
-from argbench.scoring.claim_relation import claim_relation
+from argbench.scoring import features
+from argbench.scoring.claim_relation import INPUTS, claim_relation
 
 _DESCRIPTION = """\
 Scores a classifier of one ClaimDiff relation (does claim A strengthen -- or weaken -- claim
@@ -51,17 +51,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ClaimRelation(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("float64"),
-                    "references": datasets.Value("int64"),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=[
                 "https://github.com/kaistAI/ClaimDiff",
                 "https://scikit-learn.org/stable/api/sklearn.metrics.html",

@@ -1,11 +1,11 @@
 """CQs-Gen diversity: compression-ratio diversity and n-gram diversity of generated texts."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
 from argbench.metrics._inputs import CheckedInputs
-from argbench.scoring.cr_diversity import cr_diversity
+from argbench.scoring import features
+from argbench.scoring.cr_diversity import INPUTS, cr_diversity
 
 _CITATION = (
     CQS_GEN_CITATION
@@ -43,12 +43,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CrDiversity(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("string")}),
+            features=features(INPUTS),
             reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
         )
 

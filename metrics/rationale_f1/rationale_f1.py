@@ -1,11 +1,11 @@
 """ClaimDiff rationale extraction: ERASER IoU-F1 and token F1 on spaCy tokens."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
 from argbench.metrics._inputs import CheckedInputs
-from argbench.scoring.rationale_f1 import rationale_f1
+from argbench.scoring import features
+from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
 _CITATION = (
     CLAIMDIFF_CITATION
@@ -51,17 +51,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class RationaleF1(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("string")),
-                    "references": datasets.Sequence(datasets.Value("string")),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=[
                 "https://github.com/kaistAI/ClaimDiff",
                 "https://github.com/jayded/eraserbenchmark",
