@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
@@ -50,7 +51,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(evaluate.Metric):
+class RationaleF1(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
