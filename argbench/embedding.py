@@ -10,7 +10,9 @@ Cache location: ``cache_dir=`` argument, else ``$ARGBENCH_EMBEDDINGS_CACHE``, el
 ``$HF_HOME/argbench/embeddings`` (``~/.cache/huggingface/argbench/embeddings``).
 ``cache_dir=False`` disables the cache. One folder per model identity holds
 ``identity.json`` (what the key was computed from) and ``embeddings.sqlite`` (sha256 of the
-text → float32 vector); SQLite gives atomic, concurrent-safe writes.
+text → float32 vector); SQLite gives atomic, concurrent-safe writes. Vectors are checked when
+written and when read (finite, unit length); a bad one is recomputed, and a database SQLite
+cannot read is moved aside and rebuilt, each with a warning.
 """
 
 from __future__ import annotations
@@ -20,19 +22,25 @@ import json
 import os
 import re
 import sqlite3
+import time
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from argbench.scoring._checks import check_text
 from argbench.sources import is_offline
 
 __all__ = [
+    "CacheError",
     "CosineSimilarity",
     "Embedder",
     "ModelUnavailableError",
     "default_cache_dir",
     "load_cross_encoder",
+    "model_signature",
 ]
 
 CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
@@ -40,6 +48,11 @@ CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 PROGRESS_MIN = 1000
 _SQL_CHUNK = 500
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
+_FOLDER_SIGNATURES: dict[tuple[str, str], str] = {}  # (path, cheap fingerprint) -> signature
+
+
+class CacheError(OSError):
+    """The embedding cache database cannot be opened or written (not: corrupt, it is rebuilt)."""
 
 
 class ModelUnavailableError(OSError):
@@ -88,6 +101,79 @@ def _folder_fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
+def _snapshot_name(path: Path) -> str | None:
+    """``org/name@<commit12>`` for a folder of the HF cache (``models--org--name/snapshots/<commit>``)."""
+    parts = path.parts
+    if (
+        len(parts) >= 3
+        and parts[-2] == "snapshots"
+        and parts[-3].startswith("models--")
+        and re.fullmatch(r"[0-9a-f]{40}", parts[-1])
+    ):
+        return f"{parts[-3][len('models--') :].replace('--', '/')}@{parts[-1][:12]}"
+    return None
+
+
+def folder_signature(path, memo_dir: Path | None = None) -> str:
+    """A model folder's name in signatures, the same on every machine.
+
+    A Hub snapshot in the HF cache is named by repo and commit; any other folder by
+    ``folder-sha256:<12 hex>``, the sha256 over each file's relative path and content (dot
+    files and dot folders such as ``.git`` left out), so neither the folder's location, its
+    name nor file times matter. Hashing reads the weights once: the result is kept per
+    process and, with ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache
+    folder, itself keyed by the folder's paths, sizes and times).
+    """
+    path = Path(path).expanduser().resolve()
+    named = _snapshot_name(path)
+    if named:
+        return named
+    key = (str(path), _folder_fingerprint(path))
+    memo = memo_dir / "signature.txt" if memo_dir else None
+    signature = _FOLDER_SIGNATURES.get(key)
+    if signature is None and memo and memo.is_file():
+        signature = memo.read_text(encoding="utf-8").strip()
+    if signature is None:
+        digest = hashlib.sha256()
+        files = []
+        for root, folders, names in os.walk(path, followlinks=True):
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            files += [Path(root, n) for n in names if not n.startswith(".")]
+        for file in sorted(files, key=lambda f: f.relative_to(path).as_posix()):
+            inner = hashlib.sha256()
+            with open(file, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    inner.update(block)
+            digest.update(f"{file.relative_to(path).as_posix()}\0".encode() + inner.digest())
+        signature = f"folder-sha256:{digest.hexdigest()[:12]}"
+    if memo and not memo.is_file():
+        memo_dir.mkdir(parents=True, exist_ok=True)
+        tmp = memo_dir / f".signature.{os.getpid()}.tmp"
+        tmp.write_text(signature, encoding="utf-8")
+        os.replace(tmp, memo)  # atomic: concurrent runs write the same content
+    _FOLDER_SIGNATURES[key] = signature
+    return signature
+
+
+def model_signature(model, revision: str | None = None) -> str:
+    """A model's name in signatures: Hub ``repo@<commit12>`` (the commit found in the local HF
+    cache; the revision asked for, or ``unresolved``, when it is not there), a local folder's
+    :func:`folder_signature`, or a loaded model's ``weights-sha256:<12 hex>`` (an object
+    without weights: ``loaded:<class>``, which argbench cannot see into)."""
+    if isinstance(model, Embedder):
+        return model.signature
+    if not isinstance(model, (str, os.PathLike)):
+        module = model if hasattr(model, "state_dict") else getattr(model, "model", None)
+        if module is None or not hasattr(module, "state_dict"):
+            return f"loaded:{type(model).__module__}.{type(model).__qualname__}"
+        return f"weights-sha256:{_weights_fingerprint(module)[:12]}"
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return folder_signature(path)
+    commit = _cached_commit(str(model), revision)
+    return f"{model}@{(commit or revision or 'unresolved')[:12]}"
+
+
 def _weights_fingerprint(model) -> str:
     """Content hash of a loaded model's parameters and module configuration."""
     h = hashlib.sha256(repr(model).encode())
@@ -112,7 +198,10 @@ def _unavailable(
 
 
 class _Store:
-    """SQLite table ``sha256(text) -> float32 vector`` for one model identity."""
+    """SQLite table ``sha256(text) -> float32 vector`` for one model identity.
+
+    A database SQLite cannot read (a truncated or overwritten file) is moved aside with a
+    warning and started afresh, so one bad file does not fail every later run."""
 
     def __init__(self, folder: Path, identity: dict):
         folder.mkdir(parents=True, exist_ok=True)
@@ -121,36 +210,69 @@ class _Store:
             tmp = folder / f".identity.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(identity, indent=1, sort_keys=True))
             os.replace(tmp, info)  # atomic: concurrent runs write the same content
+        self.folder = folder
         self.path = folder / "embeddings.sqlite"
 
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=120)
-        con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID")
-        return con
+    def _run(self, action):
+        for attempt in (1, 2):
+            con = None
+            try:
+                con = sqlite3.connect(self.path, timeout=120)
+                con.execute(
+                    "CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID"
+                )
+                return action(con)
+            except sqlite3.OperationalError as error:  # locked for 120 s, unwritable, ...
+                raise CacheError(
+                    f"embedding cache {self.path} cannot be used ({error}); point "
+                    f"${CACHE_ENV} or cache_dir= at a writable folder, or pass cache_dir=False"
+                ) from error
+            except sqlite3.DatabaseError as error:  # not a database, or a damaged one
+                if attempt == 2:
+                    raise
+                self._move_aside(error)
+            finally:
+                if con is not None:
+                    con.close()
+
+    def _move_aside(self, error) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}-{os.getpid()}")
+        for part in (self.path, *self.path.parent.glob(self.path.name + "-*")):  # -journal, -wal
+            try:
+                os.replace(part, aside.with_name(aside.name + part.name[len(self.path.name) :]))
+            except FileNotFoundError:
+                pass  # another process moved it first
+        warnings.warn(
+            f"embedding cache {self.path} is corrupt ({error}); moved it to {aside.name} and "
+            "started a new one (delete the old file when you no longer need it)",
+            stacklevel=4,
+        )
 
     def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
-        found: dict[bytes, bytes] = {}
-        con = self._connect()
-        try:
+        def read(con):
+            found: dict[bytes, bytes] = {}
             for start in range(0, len(keys), _SQL_CHUNK):
                 chunk = keys[start : start + _SQL_CHUNK]
                 marks = ",".join("?" * len(chunk))
-                rows = con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk)
-                found.update(rows)
-        finally:
-            con.close()
-        return found
+                found.update(con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk))
+            return found
+
+        return self._run(read)
 
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        con = self._connect()
-        try:
-            with con:  # one transaction: all or nothing
+        def write(con):
+            with con:  # one transaction: all or nothing; REPLACE repairs invalid rows
                 con.executemany(
-                    "INSERT OR IGNORE INTO emb (key, vec) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO emb (key, vec) VALUES (?, ?)",
                     ((k, v.tobytes()) for k, v in zip(keys, vectors, strict=True)),
                 )
-        finally:
-            con.close()
+
+        self._run(write)
+
+
+def _unit(vector: np.ndarray) -> bool:
+    """Finite and of length 1 (every stored vector is L2-normalised; NaN or 0 is damage)."""
+    return bool(np.isfinite(vector).all()) and abs(float(vector @ vector) - 1.0) < 1e-3
 
 
 class Embedder:
@@ -194,6 +316,7 @@ class Embedder:
         self.identity = self._identify()
         self.key = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
         self._store = None
+        self._signature: str | None = None
         if cache_dir is not False:
             root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
             slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.name).name or "model")[:60]
@@ -222,6 +345,21 @@ class Embedder:
         return {"kind": "hub", "repo": repo, "revision": commit}
 
     @property
+    def signature(self) -> str:
+        """The model's name in metric signatures (see :func:`model_signature`)."""
+        if self._signature is None:
+            kind = self.identity["kind"]
+            if kind == "hub":
+                revision = self.identity["revision"]
+                self._signature = f"{self.identity['repo']}@{revision[:12]}"
+            elif kind == "path":
+                memo = self._store.folder if self._store else None
+                self._signature = folder_signature(self.identity["path"], memo)
+            else:
+                self._signature = f"weights-sha256:{self.identity['weights'][:12]}"
+        return self._signature
+
+    @property
     def model(self):
         """The SentenceTransformer, loaded on first use (and once per process)."""
         if self._model is None:
@@ -245,48 +383,71 @@ class Embedder:
             self._model = _LOADED[key]
         return self._model
 
+    def _run_model(self, texts: list[str], where: list[int]) -> np.ndarray:
+        """Unit vectors from the model; a NaN or zero row is an error naming the text."""
+        progress = self.show_progress_bar
+        if progress is None:
+            progress = len(texts) >= PROGRESS_MIN
+        extra = {"device": self.device} if isinstance(self.device, list) else {}
+        new = self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=progress,
+            **extra,
+        ).astype(np.float32, copy=False)
+        self.n_encoded += len(texts)
+        for row, vector in enumerate(new):
+            if not _unit(vector):
+                kind = "NaN" if not np.isfinite(vector).all() else "zero or non-unit"
+                raise ValueError(
+                    f"texts[{where[row]}] ({texts[row]!r:.60}): the model gave a {kind} "
+                    f"embedding ({self.name}); nothing was cached. The model is broken or "
+                    "cannot embed this text"
+                )
+        return new
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 embeddings, one row per input text (duplicates share a row's value)."""
+        """Unit-length float32 embeddings, one row per input text (duplicates share a row's value).
+
+        Cached vectors are checked as they are read: one that is not finite, unit-length and
+        of the model's size is recomputed and replaced, with a warning."""
         texts = list(texts)
         for index, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{index}] must be a str, got {type(text).__name__}")
-        unique = list(dict.fromkeys(texts))
-        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
-        cached = self._store.get(keys) if self._store and keys else {}
-        missing = [i for i, key in enumerate(keys) if key not in cached]
-        new = None
-        if missing:
-            progress = self.show_progress_bar
-            if progress is None:
-                progress = len(missing) >= PROGRESS_MIN
-            extra = {"device": self.device} if isinstance(self.device, list) else {}
-            new = self.model.encode(
-                [unique[i] for i in missing],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=progress,
-                **extra,
-            ).astype(np.float32, copy=False)
-            self.n_encoded += len(missing)
-            if self._store:
-                self._store.put([keys[i] for i in missing], new)
+            check_text(text, f"texts[{index}]")
+        first = {}
+        for index, text in enumerate(texts):
+            first.setdefault(text, index)
+        unique = list(first)
         if not unique:
             return np.zeros((0, 0), dtype=np.float32)
-        dim = new.shape[1] if new is not None else len(next(iter(cached.values()))) // 4
-        matrix = np.empty((len(unique), dim), dtype=np.float32)
-        if new is not None:
-            matrix[missing] = new
-        for i, key in enumerate(keys):
-            if key in cached:
-                vector = np.frombuffer(cached[key], dtype=np.float32)
-                if vector.shape[0] != dim:
-                    raise ValueError(
-                        f"embedding cache {self._store.path} holds vectors of size "
-                        f"{vector.shape[0]}, expected {dim}; delete that folder"
-                    )
-                matrix[i] = vector
+        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
+        cached = self._store.get(keys) if self._store else {}
+        vectors = {
+            i: np.frombuffer(cached[k], np.float32) for i, k in enumerate(keys) if k in cached
+        }
+        sizes = Counter(len(v) for v in vectors.values() if _unit(v))
+        size = sizes.most_common(1)[0][0] if sizes else None
+        invalid = [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
+        todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
+        while todo:  # twice at most: when the model's size differs from the cached one
+            new = self._run_model([unique[i] for i in todo], [first[unique[i]] for i in todo])
+            if self._store:
+                self._store.put([keys[i] for i in todo], new)
+            vectors.update(zip(todo, new, strict=True))
+            todo = [i for i, v in vectors.items() if len(v) != new.shape[1]]
+            invalid += todo
+        if invalid:
+            warnings.warn(
+                f"embedding cache {self._store.path}: {len(set(invalid))} cached embedding(s) "
+                "were invalid (NaN, zero, not unit length or the wrong size) and were "
+                "recomputed",
+                stacklevel=2,
+            )
+        matrix = np.stack([vectors[i] for i in range(len(unique))])
         position = {text: i for i, text in enumerate(unique)}
         return matrix[[position[t] for t in texts]]
 

@@ -286,8 +286,6 @@ def prepare(work: str):
     the runs must agree on (cr_diversity rounded as the peer rounds)."""
     if work in ("cr_diversity", "cr_diversity (evaluate)", "diversity 0.3.1"):
         if work == "cr_diversity":
-            import pandas  # noqa: F401  (imported by datasets anyway; not part of the work)
-
             from argbench.scoring.cr_diversity import cr_diversity as compute
         elif work == "cr_diversity (evaluate)":
             compute = argbench.load_metric("cr_diversity").compute

@@ -6,11 +6,14 @@ Citations are read by :mod:`argbench.citations`; every number is defined in the
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
+from argbench.signature import Signature
 
+MAX_LABEL = 3  # relevance labels are 0 (not relevant) .. 3 (highly relevant)
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["int64"]}
 
@@ -33,10 +36,12 @@ def argument_relevance(
         raise ValueError(f'semantics must be "strict" or "notebook", got {semantics!r}')
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int):
         raise TypeError(f"relevance_threshold must be an int, got {relevance_threshold!r}")
+    if not 0 <= relevance_threshold <= MAX_LABEL:
+        raise ValueError(
+            f"relevance_threshold must be a label 0..{MAX_LABEL}, got {relevance_threshold}"
+        )
     n = check_same_length(predictions=predictions, references=references)
-    precisions: list[float] = []
-    recalls: list[float] = []
-    f1s: list[float] = []
+    per_item: dict[str, list[float | None]] = {"precision": [], "recall": [], "f1": []}
     counts = dict.fromkeys(
         ("n_without_citations", "n_without_relevant", "n_out_of_range", "n_unknown_cited"), 0
     )
@@ -50,10 +55,17 @@ def argument_relevance(
                 f"references[{i}] must be a list of int labels, got {type(labels).__name__}"
             )
         for j, label in enumerate(labels):
-            if label is not None and (isinstance(label, bool) or not isinstance(label, int)):
+            if label is None:
+                continue
+            if isinstance(label, bool) or not isinstance(label, numbers.Integral):
                 raise TypeError(
                     f"references[{i}][{j}] must be an int label (-1 or None: unknown), "
                     f"got {label!r}"
+                )
+            if not -1 <= label <= MAX_LABEL:
+                raise ValueError(
+                    f"references[{i}][{j}]: label {label} outside 0..{MAX_LABEL} (-1 or None: "
+                    "unknown), the CAM relevance scale"
                 )
         excerpts = parse_citations(answer)  # descriptive counts use argbench's reading
         groups += len(excerpts)
@@ -75,27 +87,25 @@ def argument_relevance(
             counts["n_without_citations"] += 1
         if not relevant:
             counts["n_without_relevant"] += 1
-            continue
-        if not used:
-            if semantics == "notebook":
-                continue
-            precisions.append(0.0)
-            recalls.append(0.0)
-            f1s.append(0.0)
-            continue
-        hit = len(used & relevant)
-        p, r = hit / len(used), hit / len(relevant)
-        precisions.append(p)
-        recalls.append(r)
-        f1s.append(harmonic_f1(p, r))
+            p = r = f = None
+        elif not used:
+            p = r = f = None if semantics == "notebook" else 0.0
+        else:
+            hit = len(used & relevant)
+            p, r = hit / len(used), hit / len(relevant)
+            f = harmonic_f1(p, r)
+        for key, value in (("precision", p), ("recall", r), ("f1", f)):
+            per_item[key].append(value)
+    scored = {key: [v for v in values if v is not None] for key, values in per_item.items()}
+    fields = [("parser", semantics), ("relevant", f">={relevance_threshold}")]
     return {
-        "precision": mean_or_nan(precisions),
-        "recall": mean_or_nan(recalls),
-        "f1": mean_or_nan(f1s),
+        **{key: mean_or_nan(values) for key, values in scored.items()},
         "n_answers": n,
-        "n_scored": len(f1s),
+        "n_scored": len(scored["f1"]),
         **counts,
         "generated_share": generated / groups if groups else 0.0,
+        "signature": Signature("argument_relevance", fields).render(),
+        "per_item": per_item,
     }
 
 

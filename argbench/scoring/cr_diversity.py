@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from argbench.scoring._checks import check_str
+from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string"}
@@ -141,11 +142,10 @@ def ngram_diversity(predictions: Sequence[str], num_n: int = 4) -> float:
     Tokens are the space-joined texts split on single spaces (n-grams cross text boundaries).
     Counted exactly on integer ids, never on strings: tokens get vocabulary ids piece by piece;
     an n-gram is the pair of ids of its two overlapping L-grams (L the largest power of two
-    below n), and the ids of the L-grams are the ranks of their own pairs (pandas.factorize, a
-    hash table with equality checks). Ids stay below the number of tokens, so pairs fit int64.
+    below n), and the ids of the L-grams are the ranks of their own pairs among the distinct
+    ones. Ids stay below the number of tokens, so pairs fit int64.
     """
     import numpy as np
-    import pandas as pd
 
     if isinstance(num_n, bool) or not isinstance(num_n, int) or num_n < 1:
         raise ValueError(f"num_n must be a positive int, got {num_n!r}")
@@ -168,8 +168,8 @@ def ngram_diversity(predictions: Sequence[str], num_n: int = 4) -> float:
         keys = np.multiply(grams[:count], size, dtype=np.int64)
         keys += grams[n - width :]
         if n == 2 * width and n < num_n:  # these n-grams are the halves of the longer ones
-            grams, distinct = pd.factorize(keys, use_na_sentinel=False)
-            width, size = n, len(distinct)
+            grams, size = _ranks(keys)
+            width = n
             ratios.append(size / count)
         else:
             keys.sort()
@@ -178,11 +178,35 @@ def ngram_diversity(predictions: Sequence[str], num_n: int = 4) -> float:
     return math.fsum(ratios)
 
 
+def _ranks(keys):
+    """Dense ids of int64 keys (equal keys, equal ids) and the number of distinct keys:
+    np.unique(return_inverse=True) in less memory (int32 ids below 2**31 keys)."""
+    import numpy as np
+
+    order = np.argsort(keys)
+    ordered = keys[order]
+    new = np.empty(len(keys), bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    del ordered
+    dtype = np.int32 if len(keys) < 2**31 else np.int64
+    ranks = np.cumsum(new, dtype=dtype)
+    ranks -= 1
+    ids = np.empty(len(keys), dtype)
+    ids[order] = ranks
+    return ids, int(ranks[-1]) + 1
+
+
 def cr_diversity(predictions: Sequence[str], algorithm: str = "gzip", num_n: int = 4) -> dict:
-    """The CQs-Gen diversity figures of one system's generated texts."""
+    """The CQs-Gen diversity figures of one system's generated texts.
+
+    Corpus-level numbers: no per-item scores (see the card on comparing systems)."""
     ratio = compression_ratio(predictions, algorithm)
     return {
         "compression_ratio": ratio,
         "cr_diversity": 1 / ratio,
         "ngram_diversity": ngram_diversity(predictions, num_n),
+        "signature": Signature(
+            "cr_diversity", [("compressor", algorithm), ("ngram_n", num_n)]
+        ).render(),
     }

@@ -3,6 +3,7 @@ mean pairwise Cohen's κ over items rated by several raters, with missing rating
 
 import evaluate
 
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.annotator_agreement import INPUTS, annotator_agreement
 
@@ -45,7 +46,7 @@ Args:
 Returns:
     krippendorff_alpha_nominal, krippendorff_alpha_ordinal, krippendorff_alpha_interval,
     fleiss_kappa, cohen_kappa_mean (floats); raters, items, items_with_two_or_more_ratings,
-    ratings, rater_pairs, rater_pairs_undefined (counts).
+    ratings, rater_pairs, rater_pairs_undefined (counts); signature.
 Examples:
     >>> metric = evaluate.load("metrics/annotator_agreement")  # or argbench.load_metric
     >>> r = metric.compute(ratings=[[0, 0, 1], [2, 2, 2], [1, None, 1], [3, 3, 2]])
@@ -59,7 +60,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Metric):
+class AnnotatorAgreement(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

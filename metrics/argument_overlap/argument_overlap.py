@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.argument_overlap import INPUTS, argument_overlap
 
@@ -27,7 +28,8 @@ Args:
         row of similarities per excerpt, called once per answer: adds `sbert`.
 Returns:
     jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts,
-    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model.
+    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model;
+    signature; per_item (jaccard_text per answer).
 Examples:
     >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],
@@ -38,7 +40,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentOverlap(evaluate.Metric):
+class ArgumentOverlap(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.argument_relevance import INPUTS, argument_relevance
 
@@ -25,7 +26,8 @@ Args:
 Returns:
     precision, recall, f1 (means over scored answers), n_answers, n_scored,
     n_without_citations, n_without_relevant, n_out_of_range, n_unknown_cited, n_unparsed,
-    generated_share.
+    generated_share; signature; per_item (precision, recall, f1 per answer, None if
+    not scored).
 Examples:
     >>> metric = evaluate.load("metrics/argument_relevance")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["A is faster [1, 2]. B is cheaper [generated]."],
@@ -36,7 +38,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentRelevance(evaluate.Metric):
+class ArgumentRelevance(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

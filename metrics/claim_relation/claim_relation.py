@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.claim_relation import INPUTS, claim_relation
 
@@ -30,7 +31,7 @@ Args:
 Returns:
     auroc (NaN for hard labels or one-class references), f1, precision, recall, threshold
     (None for hard labels), dev_f1 (when chosen on dev), n_examples, n_positive,
-    n_predicted_positive, pr_curve ({precision, recall, thresholds}, for scores).
+    n_predicted_positive, pr_curve ({precision, recall, thresholds}, for scores); signature.
 Examples:
     >>> metric = evaluate.load("metrics/claim_relation")  # or argbench.load_metric
     >>> r = metric.compute(predictions=[0.9, 0.8, 0.4, 0.3, 0.2], references=[1, 0, 1, 0, 0],
@@ -49,7 +50,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ClaimRelation(evaluate.Metric):
+class ClaimRelation(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

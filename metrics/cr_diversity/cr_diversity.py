@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.cr_diversity import INPUTS, cr_diversity
 
@@ -31,7 +32,7 @@ Args:
     algorithm (str): "gzip" (default), "zstd" or "xz".
     num_n (int): largest n-gram size for ngram_diversity, default 4.
 Returns:
-    compression_ratio, cr_diversity, ngram_diversity (unrounded floats).
+    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); signature.
 Examples:
     >>> metric = evaluate.load("metrics/cr_diversity")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Is the claim true?", "Is the claim true?", "Who says so?"])
@@ -41,7 +42,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrDiversity(evaluate.Metric):
+class CrDiversity(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

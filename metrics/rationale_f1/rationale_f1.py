@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
@@ -37,7 +38,8 @@ Args:
     tokenizer (str): "argbench" (default, spaCy-compatible, pure Python) or "spacy".
 Returns:
     iou_f1, iou_precision, iou_recall (micro), iou_f1_macro, iou_precision_macro,
-    iou_recall_macro, token_f1, token_precision, token_recall, n_examples, n_token_scored.
+    iou_recall_macro, token_f1, token_precision, token_recall, n_examples, n_token_scored;
+    signature; per_item (token_f1, token_precision, token_recall per example).
 Examples:
     >>> metric = evaluate.load("metrics/rationale_f1")  # or argbench.load_metric
     >>> r = metric.compute(predictions=[["Stone as the access point"]],
@@ -49,7 +51,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(evaluate.Metric):
+class RationaleF1(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
