@@ -19,8 +19,8 @@ from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
-# Inputs that are metric features are required; the others (contexts, intervention_ids) are
-# used when the first record has the field.
+# Inputs are required, except the metric's OPTIONAL_INPUTS (contexts, intervention_ids): those
+# are used when the first record has the field.
 COLUMNS = {
     "annotator_agreement": {"ratings": "ratings"},
     "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
@@ -172,14 +172,13 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
     import argbench
 
     metric = argbench.load_metric(args.metric)
-    features = metric.features
     options = _options(args, metric)
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
     else:
         records, keys, source = _records(args)
         try:
-            inputs = _inputs(args, records, keys, features, note)
+            inputs = _inputs(args, records, keys, metric, note)
         except ValueError as error:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
@@ -271,7 +270,7 @@ def _submission_inputs(args) -> tuple[dict, str]:
 # ---- records -> compute() inputs ----
 
 
-def _columns(args, features) -> dict:
+def _columns(args, required) -> dict:
     columns = dict(COLUMNS[args.metric])
     for spec in args.column:
         name, sep, field = spec.partition("=")
@@ -280,7 +279,7 @@ def _columns(args, features) -> dict:
                 f"--column {spec!r}: expected INPUT=FIELD with INPUT one of {', '.join(columns)}"
             )
         columns[name] = field
-    return {name: field for name, field in columns.items() if field or name in features}
+    return {name: field for name, field in columns.items() if field or name in required}
 
 
 def _where(index: int, keys) -> str:
@@ -304,13 +303,15 @@ def _field(record, field: str, where: str):
     return [_field(item, rest, f"{where}, {head}[{j}]") for j, item in enumerate(value)]
 
 
-def _inputs(args, records, keys, features, note) -> dict:
-    columns = _columns(args, features)
+def _inputs(args, records, keys, metric, note) -> dict:
+    features = metric.features
+    optional = getattr(metric, "OPTIONAL_INPUTS", ())
+    columns = _columns(args, [name for name in features if name not in optional])
     single = next(iter(features)) if len(features) == 1 else None
     used = {}
     for name, field in columns.items():
         first = records[0]
-        if name not in features and not (isinstance(first, dict) and field.split(".")[0] in first):
+        if name in optional and not (isinstance(first, dict) and field.split(".")[0] in first):
             note(f"{name}: the records have no field {field!r}; not used")
             continue
         used[name] = field
@@ -322,6 +323,8 @@ def _inputs(args, records, keys, features, note) -> dict:
             values = {single: record}
         else:
             values = {name: _field(record, field, where) for name, field in used.items()}
+            if "intervention_ids" in values:  # ids may be numbers in a file
+                values["intervention_ids"] = str(values["intervention_ids"])
         listed = [
             name
             for name, value in values.items()

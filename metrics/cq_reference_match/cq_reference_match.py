@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as _CITATION
+from argbench.metrics._inputs import OptionalInputs
 from argbench.scoring.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
 
 _DESCRIPTION = """\
@@ -31,7 +32,8 @@ Args:
         script's default is 0.6).
     max_questions (int or None): score only the first N questions per intervention. Default
         None: all, as the public script (4 Useful questions then give 4/3).
-    intervention_ids (list of str): echoed in the output.
+    intervention_ids (list of str, optional): echoed in the output. An input like predictions
+        (add_batch takes it, and distributed evaluation gathers it).
     llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
         timeout, ...); default from $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
     prompt_template (str): LLM prompt with {references} and {question}.
@@ -54,7 +56,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CqReferenceMatch(evaluate.Metric):
+class CqReferenceMatch(OptionalInputs, evaluate.Metric):
+    OPTIONAL_INPUTS = ("intervention_ids",)
+
     def _info(self):
         reference = {
             "id": datasets.Value("string"),
@@ -69,6 +73,7 @@ class CqReferenceMatch(evaluate.Metric):
                 {
                     "predictions": datasets.List(datasets.Value("string")),
                     "references": datasets.List(reference),
+                    "intervention_ids": datasets.Value("string"),
                 }
             ),
             reference_urls=[
@@ -102,7 +107,7 @@ class CqReferenceMatch(evaluate.Metric):
             threshold=threshold,
             max_questions=max_questions,
             label_names=label_names,
-            intervention_ids=intervention_ids,
+            intervention_ids=self.optional("intervention_ids", intervention_ids),
             revision=revision,
             cache_dir=cache_dir,
             batch_size=batch_size,

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
+from argbench.metrics._inputs import OptionalInputs
 from argbench.scoring.rationale_f1 import rationale_f1
 
 _CITATION = (
@@ -32,7 +33,8 @@ Args:
     references (list of list of str): gold rationale phrases per example.
     contexts (list of str, optional): the text the phrases come from (ClaimDiff claim_a);
         phrases then become token spans of their first occurrence. Without contexts a phrase
-        is the set of its token strings.
+        is the set of its token strings. An input like predictions (add_batch takes it, and
+        distributed evaluation gathers it); also accepted by compute() after add_batch.
     iou_threshold (float): default 0.5.
     tokenizer (str): "argbench" (default, spaCy-compatible, pure Python) or "spacy".
 Returns:
@@ -49,7 +51,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(evaluate.Metric):
+class RationaleF1(OptionalInputs, evaluate.Metric):
+    OPTIONAL_INPUTS = ("contexts",)
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -59,6 +63,7 @@ class RationaleF1(evaluate.Metric):
                 {
                     "predictions": datasets.Sequence(datasets.Value("string")),
                     "references": datasets.Sequence(datasets.Value("string")),
+                    "contexts": datasets.Value("string"),
                 }
             ),
             reference_urls=[
@@ -70,4 +75,5 @@ class RationaleF1(evaluate.Metric):
     def _compute(
         self, predictions, references, contexts=None, iou_threshold=0.5, tokenizer="argbench"
     ):
+        contexts = self.optional("contexts", contexts)
         return rationale_f1(predictions, references, contexts, iou_threshold, tokenizer)
