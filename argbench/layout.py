@@ -92,8 +92,12 @@ def build(
     sources=None,
     cache_dir=None,
     log: Callable[[str], None] | None = None,
+    num_proc: int | None = None,
 ) -> Path:
-    """Write ``<out_dir>/<name>/`` atomically: a failed build leaves the previous folder (or none)."""
+    """Write ``<out_dir>/<name>/`` atomically: a failed build leaves the previous folder (or none).
+
+    ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
+    """
     log = log or (lambda message: None)
     cls = builder_class(name)
     out_dir = Path(out_dir)
@@ -104,7 +108,7 @@ def build(
         infos, statistics = {}, {}
         for config in config_names(name):
             log(f"{name}/{config}: building")
-            splits = load(name, config, sources=sources, cache_dir=cache_dir)
+            splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
             for split, ds in splits.items():
                 target = staging / "data" / config / PARQUET_NAME.format(split=split)
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from argbench.cli import add_data_options
+from argbench.cli import add_data_options, add_num_proc
 
 
 def _cmd_list(args) -> int:
@@ -39,6 +39,7 @@ def _cmd_build(args) -> int:
             sources=args.sources,
             cache_dir=args.cache_dir,
             log=lambda m: print(f"  {m}", flush=True),
+            num_proc=args.num_proc,
         )
         elapsed = time.perf_counter() - start
         for config, splits in row_counts(folder).items():
@@ -81,6 +82,7 @@ def add_commands(sub) -> None:
     build = sub.add_parser("build", help="build datasets into Hub-layout folders (card + Parquet)")
     build.add_argument("names", nargs="*", metavar="NAME", help="datasets to build (default: all)")
     build.add_argument("--out", required=True, help="output folder; each dataset goes to OUT/NAME")
+    add_num_proc(build)
     add_data_options(build)
     build.set_defaults(run=_cmd_build)
 

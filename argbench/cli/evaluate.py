@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options
+from argbench.cli import add_data_options, add_num_proc
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
@@ -145,6 +145,7 @@ def add_commands(subparsers) -> None:
         "error, or score it as 'Missing CQs'",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
+    add_num_proc(ev)
     add_data_options(ev)
     ev.set_defaults(run=_cmd_evaluate)
 
@@ -227,7 +228,12 @@ def _dataset_records(args) -> tuple[list, None]:
             f"unknown dataset {args.dataset!r}; available: {', '.join(argbench.list_datasets())}"
         )
     data = argbench.load_dataset(
-        args.dataset, args.config, args.split, sources=args.sources, cache_dir=args.cache_dir
+        args.dataset,
+        args.config,
+        args.split,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+        num_proc=args.num_proc,
     )
     if args.split is None:
         if len(data) != 1:
