@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 OUT ?= build
+TORCH_VERSION ?= 2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # The mirror of the original files, when it sits beside the checkout (see README: offline use).
 ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
 export ARGBENCH_SOURCES
@@ -14,8 +16,10 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	# torch first, pinned: 2.13.0 is the CPU build (an unpinned torch pulls a multi-GB CUDA build)
-	$(PY) -m pip install -q torch==2.13.0
+	# torch first, pinned, CPU-only: the CPU build from where pip already looks (a mirror with
+	# CPU wheels), else from PyTorch's CPU index (plain PyPI's Linux torch is the CUDA build)
+	$(PY) -m pip install -q "torch==$(TORCH_VERSION)+cpu" 2>/dev/null \
+		|| $(PY) -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
 	$(PY) -m pip install -q -e ".[test,plots]"
 	touch $@
 
@@ -37,7 +41,7 @@ wheel-check: setup
 	$(PY) -m build --wheel --outdir dist -q
 	$(PYTHON) -m venv $(VENV)-wheel
 	$(VENV)-wheel/bin/python -m pip install -q dist/*.whl
-	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
+	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert all(resources.files('argbench.metrics').joinpath(m, f).is_file() for m in argbench.list_metrics() for f in ('requirements.txt', 'app.py', 'README.md')); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; from argbench.reproduce.report import published_figures; assert published_figures(); import argbench.cli, argbench.scoring.bradley_terry; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
 
 clean:
 	rm -rf $(VENV) $(VENV)-wheel dist build *.egg-info

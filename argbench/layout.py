@@ -30,30 +30,128 @@ def card_template(name: str) -> str:
 
 
 def _split_front_matter(text: str) -> tuple[dict, str]:
+    """(template YAML header, body)."""
     if not text.startswith("---\n"):
         return {}, text
     header, body = text[4:].split("\n---\n", 1)
     return yaml.safe_load(header) or {}, body
 
 
-def render_card(name: str, infos: dict, statistics: dict[str, list[str]]) -> str:
-    """The card: the template's YAML and prose, plus computed configs, statistics and sources."""
+SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")]
+SIZE_CATEGORIES += [(1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")]
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size bucket for a number of examples."""
+    return next((label for limit, label in SIZE_CATEGORIES if rows < limit), "n>10M")
+
+
+def card_metadata(name: str, infos: dict, download_sizes: dict[str, int]):
+    """The card's YAML as ``huggingface_hub.DatasetCardData``: the template's descriptive
+    fields, plus ``configs`` and ``dataset_info`` computed from the build.
+
+    ``datasets`` reads ``version`` from each ``configs`` entry (a ``BuilderConfig`` field) and
+    ``citation``, ``description``, ``homepage``, ``license`` from each ``dataset_info`` entry
+    into the loaded ``DatasetInfo``, from a folder and from the Hub alike. ``download_size`` is
+    the bytes of the config's Parquet files: what ``load_dataset`` downloads (and reports).
+    """
+    from huggingface_hub import DatasetCardData
+
     cls = builder_class(name)
-    header, body = _split_front_matter(card_template(name))
-    header["configs"] = [
-        {
-            "config_name": config,
-            "data_files": [
-                {"split": split, "path": f"data/{config}/{split}-*.parquet"}
-                for split in info.splits
-            ],
-            **({"default": True} if config == cls.DEFAULT_CONFIG_NAME else {}),
-        }
-        for config, info in infos.items()
+    header, _ = _split_front_matter(card_template(name))
+    rows = {c: sum(s.num_examples for s in info.splits.values()) for c, info in infos.items()}
+    configs, dataset_info = [], []
+    for config, info in infos.items():
+        configs.append(
+            {
+                "config_name": config,
+                "version": str(info.version),
+                "data_files": [
+                    {"split": split, "path": f"data/{config}/{split}-*.parquet"}
+                    for split in info.splits
+                ],
+                **({"default": True} if config == cls.DEFAULT_CONFIG_NAME else {}),
+            }
+        )
+        described = info._to_yaml_dict()
+        described["download_size"] = download_sizes[config]
+        dataset_info.append(
+            {
+                "config_name": config,
+                **described,
+                "description": info.description,
+                "citation": info.citation,
+                # a one-line value last: the card parser drops the line break before "---",
+                # which would cut the final newline off a multi-line value here
+                "homepage": info.homepage,
+                "license": info.license,
+            }
+        )
+    return DatasetCardData(
+        **header,
+        size_categories=[size_category(max(rows.values()))],
+        configs=configs,
+        dataset_info=dataset_info,
+    )
+
+
+def how_to_load(name: str, infos: dict, repo_id: str | None = None) -> str:
+    """The card's "How to load" section: from the Hub at this version's tag, a folder, argbench."""
+    cls = builder_class(name)
+    version = str(next(iter(infos.values())).version)
+    config = cls.DEFAULT_CONFIG_NAME or next(iter(infos))
+    hub = repo_id or f"ORG/{name}"
+    others = ", ".join(f"`{c}`" for c in infos if c != config)
+    lines = [
+        f"From the Hub, at the tag of this version (`v{version}`):",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'ds = load_dataset("{hub}", "{config}", revision="v{version}")',
+        "split = next(iter(ds.values()))",
+        f"print(split.info.version)  # {version}",
+        "print(split.info.citation)  # the BibTeX below",
+        "```",
+        "",
+        f"Configs: `{config}` (the default)" + (f", {others}." if others else "."),
+        f"The same call on a folder that `argbench build {name} --out build` wrote",
+        f'(`load_dataset("build/{name}", "{config}")`) loads it locally, and',
+        f'`argbench.load_dataset("{name}", "{config}")` builds it from the authors\' release.',
+        "Version and citation travel with this card, so `info.version` and `info.citation` are",
+        "the same in all three: `datasets` reads the version from each `configs` entry of the",
+        "YAML header, and the citation, description, homepage and licence from each",
+        "`dataset_info` entry.",
     ]
-    header["dataset_info"] = [
-        {"config_name": config, **info._to_yaml_dict()} for config, info in infos.items()
-    ]
+    if repo_id is None:
+        lines.append("`ORG` stands for the Hub organisation the dataset is published under.")
+    return "\n".join(lines)
+
+
+class _CardDumper(yaml.SafeDumper):
+    """Multi-line strings (citations, descriptions) as readable ``|`` blocks."""
+
+
+_CardDumper.add_representer(
+    str,
+    lambda dumper, text: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    ),
+)
+
+
+def render_card(
+    name: str,
+    infos: dict,
+    statistics: dict[str, list[str]],
+    download_sizes: dict[str, int],
+    repo_id: str | None = None,
+) -> str:
+    """The card: YAML from :func:`card_metadata`, the template's prose with computed tables."""
+    from huggingface_hub import DatasetCard
+
+    cls = builder_class(name)
+    _, body = _split_front_matter(card_template(name))
     version = str(next(iter(infos.values())).version)
 
     rows = ["| config | split | rows |", "|---|---|---|"]
@@ -76,13 +174,22 @@ def render_card(name: str, infos: dict, statistics: dict[str, list[str]]) -> str
         .replace("{{rows}}", "\n".join(rows))
         .replace("{{statistics}}", "\n".join(stats).rstrip())
         .replace("{{sources}}", "\n".join(sources))
+        .replace("{{how_to_load}}", how_to_load(name, infos, repo_id))
         .replace("{{citation}}", cls.CITATION.rstrip())
     )
     if "{{" in filled:
         raise ValueError(
             f"card template {name}.md has an unknown placeholder near {filled[filled.index('{{') :][:40]!r}"
         )
-    return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n" + filled
+    metadata = card_metadata(name, infos, download_sizes)
+    header = yaml.dump(
+        metadata.to_dict(), Dumper=_CardDumper, sort_keys=False, allow_unicode=True, width=100
+    )
+    text = f"---\n{header}---\n{filled}"
+    # str(DatasetCard) would re-dump the YAML in flow style; keep ours, checked to read back
+    if DatasetCard(text).data.to_dict() != metadata.to_dict():
+        raise ValueError(f"{name}: the card's YAML header does not read back as written")
+    return text
 
 
 def build(
@@ -92,10 +199,12 @@ def build(
     sources=None,
     cache_dir=None,
     log: Callable[[str], None] | None = None,
+    repo_id: str | None = None,
     num_proc: int | None = None,
 ) -> Path:
     """Write ``<out_dir>/<name>/`` atomically: a failed build leaves the previous folder (or none).
 
+    ``repo_id``: the Hub repository the folder is for, named in the card's "How to load".
     ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
     """
     log = log or (lambda message: None)
@@ -105,7 +214,7 @@ def build(
     final = out_dir / name
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.partial-", dir=out_dir))
     try:
-        infos, statistics = {}, {}
+        infos, statistics, download_sizes = {}, {}, {}
         for config in config_names(name):
             log(f"{name}/{config}: building")
             splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
@@ -117,7 +226,11 @@ def build(
             infos[config] = next(iter(splits.values())).info
             infos[config].splits = _splits_of(splits)
             statistics[config] = cls.card_statistics(config, dict(splits))
-        (staging / "README.md").write_text(render_card(name, infos, statistics), encoding="utf-8")
+            download_sizes[config] = sum(
+                p.stat().st_size for p in (staging / "data" / config).glob("*.parquet")
+            )
+        card = render_card(name, infos, statistics, download_sizes, repo_id)
+        (staging / "README.md").write_text(card, encoding="utf-8")
         _replace_dir(staging, final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -177,3 +177,42 @@ def release_claim_texts(sources=None) -> list[str]:
         for row in json.loads(resolve(source, sources).read_text(encoding="utf-8"))["data"]:
             texts.update((row["claim_a"], row["claim_b"]))
     return sorted(texts)
+
+
+def issue_split(dataset, fraction: float = 0.3, seed: int = 0):
+    """``(train, dev)``: ``dataset`` (a ClaimDiff S or W split) divided by issue, as the paper
+    built its development data from 30 % of the training issues.
+
+    ``round(fraction * issues)`` issues (``topic``), drawn with ``random.Random(seed)``, go to
+    dev with all their pairs; the others stay in train. A pair and its ``_rev`` twin always
+    fall on the same side (they share an issue in the release; were they ever not, their issues
+    are drawn as one group). The same seed gives S and W the same pairs.
+    """
+    import random
+
+    if not 0 < fraction < 1:
+        raise ValueError(f"fraction must be in (0, 1), got {fraction!r}")
+    topics, pair_ids = dataset["topic"], dataset["pair_id"]
+    parent: dict = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for topic, pair_id in zip(topics, pair_ids, strict=True):
+        parent[find(("pair", pair_id.removesuffix("_rev")))] = find(("topic", topic))
+    groups = sorted({find(("topic", t)) for t in topics})
+    n_dev = round(fraction * len(groups))
+    if not 0 < n_dev < len(groups):
+        raise ValueError(
+            f"fraction {fraction} of {len(groups)} issues leaves one side empty; "
+            "use a split with more issues or another fraction"
+        )
+    dev_groups = set(random.Random(seed).sample(groups, n_dev))
+    in_dev = [find(("topic", t)) in dev_groups for t in topics]
+    return (
+        dataset.select([i for i, d in enumerate(in_dev) if not d]),
+        dataset.select([i for i, d in enumerate(in_dev) if d]),
+    )

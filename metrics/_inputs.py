@@ -18,13 +18,14 @@ def _length(value) -> int | None:
 
 
 class OptionalInputs:
-    """Mixin for ``evaluate.Metric``; list the inputs in ``OPTIONAL_INPUTS``.
+    """Mixin for ``evaluate.Metric``: ``OPTIONAL_INPUTS`` maps each such input to its plain
+    ``INPUTS`` type (see :mod:`argbench.scoring`); the features are ``INPUTS`` and these.
 
     Given only at ``compute()`` after ``add_batch`` (without predictions), the input is used
     as given, as before it was a feature: that works in one process only.
     """
 
-    OPTIONAL_INPUTS: tuple[str, ...] = ()
+    OPTIONAL_INPUTS: dict[str, object] = {}
 
     def _fill(self, kwargs: dict, n: int | None) -> None:
         for name in self.OPTIONAL_INPUTS:

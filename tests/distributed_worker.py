@@ -91,6 +91,14 @@ def cases(models: dict) -> dict[str, tuple[str, dict, dict]]:
             },
             {},
         ),
+        "claim_relation": (
+            "claim_relation",
+            {
+                "predictions": [0.9, 0.2, 0.6, 0.4, 0.6, 0.75, 0.1, 0.55],
+                "references": [1, 0, 1, 0, 0, 1, 0, 1],
+            },
+            {"dev_predictions": [0.8, 0.3, 0.5, 0.65], "dev_references": [1, 0, 1, 0]},
+        ),
         "cr_diversity": ("cr_diversity", {"predictions": TEXTS}, {}),
         "rationale_f1": (
             "rationale_f1",

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from argbench.cli import main
 from argbench.scoring.bradley_terry import (
+    _DENSE_MAX_ITEMS,
     NotIdentifiableError,
     _encode,
     _Objective,
@@ -76,6 +77,11 @@ def test_gradient_and_hessian_match_numeric_differences(lam, tau):
             [(objective(m + eps * e)[1] - objective(m - eps * e)[1]) / (2 * eps) for e in np.eye(n)]
         )
         np.testing.assert_allclose(objective.hessian(m), numeric_hessian, atol=1e-5)
+        weight, item_weight, diagonal = objective.curvature(m)
+        np.testing.assert_allclose(diagonal, np.diag(objective.hessian(m)), rtol=1e-12)
+        v = rng.normal(size=n)  # the matrix-free product is the dense Hessian's
+        apply = objective.hessp(weight, item_weight)
+        np.testing.assert_allclose(apply(v), objective.hessian(m) @ v, rtol=1e-10, atol=1e-12)
 
 
 def test_log_likelihood_is_the_issue_formula():
@@ -213,6 +219,68 @@ def test_bad_input_is_named(args, kwargs, message):
 def test_custom_outcome_names():
     fit = fit_bradley_terry(["x", "y"], ["y", "x"], ["A", "Tie"], outcome_names=["A", "B", "Tie"])
     assert fit.n_comparisons == 2 and fit.scores()["x"] > fit.scores()["y"]
+
+
+def _ring_judgments(n_items, per_item=10, seed=0, tau=0.3):
+    """A connected graph: a ring of ties (so even λ = 0 is identifiable) plus random pairs
+    with Rao–Kupper outcomes from normal merits."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(0, 1, n_items)
+    ring = np.arange(n_items)
+    a = np.concatenate([ring, rng.integers(0, n_items, (per_item - 1) * n_items)])
+    b = (a + rng.integers(1, n_items, len(a))) % n_items
+    b[:n_items] = (ring + 1) % n_items
+    d = true[a] - true[b]
+    win_a, win_b = 1 / (1 + np.exp(tau - d)), 1 / (1 + np.exp(tau + d))
+    u = rng.random(len(a))
+    outcome = np.where(u < win_a, 0, np.where(u < win_a + win_b, 1, 2))
+    outcome[:n_items] = 2
+    return a, b, outcome
+
+
+@pytest.mark.parametrize("lam", [0.3, 0.0])
+def test_newton_cg_reaches_the_dense_newton_optimum(lam):
+    a, b, outcome = _ring_judgments(400, seed=1)
+    dense = fit_bradley_terry(a, b, outcome, regularization=lam, threshold=0.3, method="newton")
+    cg = fit_bradley_terry(a, b, outcome, regularization=lam, threshold=0.3, method="newton-cg")
+    assert dense.extra["method"] == "newton" and cg.extra["method"] == "newton-cg"
+    assert dense.converged and cg.converged and cg.extra["cg_iterations"] > 0
+    assert cg.log_likelihood == pytest.approx(dense.log_likelihood, rel=1e-12)
+    np.testing.assert_allclose(cg.merits, dense.merits, atol=1e-8)
+    assert cg.items == dense.items
+
+
+def test_auto_takes_dense_newton_for_small_fits_only():
+    for n_items, method in [(_DENSE_MAX_ITEMS, "newton"), (_DENSE_MAX_ITEMS + 1, "newton-cg")]:
+        a, b, outcome = _ring_judgments(n_items, per_item=3)
+        fit = fit_bradley_terry(a, b, outcome, threshold=0.3)
+        assert len(fit.items) == n_items and fit.extra["method"] == method and fit.converged
+    with pytest.raises(ValueError, match="method must be"):
+        fit_bradley_terry(a, b, outcome, threshold=0.3, method="bfgs")
+
+
+@pytest.mark.parametrize("method", ["newton", "newton-cg"])
+def test_non_convergence_warns(method):
+    a, b, outcome = _ring_judgments(200, seed=2)
+    with pytest.warns(RuntimeWarning, match=r"did not converge .*after 2 iterations.*max_iter"):
+        fit = fit_bradley_terry(a, b, outcome, threshold=0.3, max_iter=2, method=method)
+    assert not fit.converged and fit.iterations == 2 and fit.gradient_norm > 1e-9
+    assert fit.message == "max_iter reached"
+
+
+def test_identifiability_is_checked_on_large_graphs():
+    """The check is the same whatever the size (sparse, linear in the graph)."""
+    a, b, outcome = _ring_judgments(3000, per_item=2)
+    fit = fit_bradley_terry(a, b, outcome, regularization=0, threshold=0.3)
+    assert fit.converged and fit.extra["method"] == "newton-cg"
+    a, b = np.append(a, [3000, 3000]), np.append(b, [0, 1])  # a new item that only wins
+    with pytest.raises(NotIdentifiableError, match=r"only win \(merit → \+∞\): 3000\."):
+        fit_bradley_terry(a, b, np.append(outcome, [0, 0]), regularization=0, threshold=0.3)
+    # and two rings that never meet: two groups, neither one-sided
+    a2, b2, o2 = _ring_judgments(2000, per_item=2, seed=4)
+    a3, b3 = np.append(a[:-2], a2 + 4000), np.append(b[:-2], b2 + 4000)
+    with pytest.raises(NotIdentifiableError, match="2 groups of items"):
+        fit_bradley_terry(a3, b3, np.append(outcome, o2), regularization=0, threshold=0.3)
 
 
 # --------------------------------------------------------------------------- design

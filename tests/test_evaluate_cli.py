@@ -12,6 +12,7 @@ from argbench.cli import main
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.scoring.argument_overlap import argument_overlap
 from argbench.scoring.argument_relevance import argument_relevance
+from argbench.scoring.claim_relation import claim_relation
 from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 from argbench.scoring.cr_diversity import cr_diversity
 from argbench.scoring.rationale_f1 import rationale_f1
@@ -135,6 +136,37 @@ def test_rationale_f1_with_and_without_contexts(tmp_path, capsys):
         capsys, "rationale_f1", write(tmp_path / "r3.json", [record]), "--column", "contexts="
     )
     assert not err
+
+
+def test_claim_relation_threshold_dev_file_hard_labels_and_plot(tmp_path, capsys):
+    scores, labels = [0.9, 0.8, 0.4, 0.3, 0.2], [1, 0, 1, 0, 0]
+    test = write(
+        tmp_path / "t.jsonl",
+        [{"score": s, "label": y} for s, y in zip(scores, labels, strict=True)],
+    )
+    dev = write(tmp_path / "d.json", [{"score": 0.7, "label": 1}, {"score": 0.1, "label": 0}])
+    result, _ = run_json(capsys, "claim_relation", test, "--threshold", "0.35")
+    assert result == claim_relation(scores, labels, threshold=0.35)
+    png = tmp_path / "pr.png"
+    code, out, err = run(capsys, "claim_relation", test, "--dev", dev, "--plot", str(png))
+    assert code == 0 and f"precision-recall curve: {png}" in err
+    assert table(out)["threshold"] == "0.7" and table(out)["auroc"] == "0.833333"
+    assert png.read_bytes().startswith(b"\x89PNG")
+    code, out, _ = run(capsys, "claim_relation", test, "--column", "predictions=label")
+    assert code == 1  # scores without a threshold
+    code, out, _ = run(
+        capsys, "claim_relation", test, "--column", "predictions=label", "--option",
+        "hard_labels=true",
+    )  # fmt: skip
+    assert code == 0 and table(out)["auroc"] == "undefined" and table(out)["f1"] == "1"
+    for argv, message in [
+        (["--threshold", "0.5", "--dev", dev], "--threshold or --dev, not both"),
+        (["--dev", str(tmp_path / "none.json")], "none.json does not exist"),
+    ]:
+        code, _, err = run(capsys, "claim_relation", test, *argv)
+        assert code in (1, 2) and message in err, (argv, err)
+    code, _, err = run(capsys, "cr_diversity", test, "--plot", str(png))
+    assert code == 2 and "--dev and --plot go with claim_relation" in err
 
 
 def test_cr_diversity_bare_strings_and_submission_paths(tmp_path, capsys):

@@ -2,8 +2,10 @@ from types import SimpleNamespace
 
 import pytest
 
+import argbench
 from argbench.cli import main
-from argbench.publish import publish
+from argbench.metrics import metric_path
+from argbench.publish import publish, publish_metric
 
 
 class StubApi:
@@ -41,6 +43,8 @@ def test_publish_uploads_folder_and_tags_version(fixture_mirror, cache_dir, tmp_
     assert upload["folder_path"] == str(tmp_path / "cqs_gen") and upload["repo_type"] == "dataset"
     assert api.calls[3][2]["tag"] == "v1.0.0" and api.calls[3][2]["revision"] == "abc123"
     assert plan["commit"] == "abc123"
+    card = (tmp_path / "cqs_gen" / "README.md").read_text()
+    assert 'load_dataset("org/cqs-gen", "interventions", revision="v1.0.0")' in card
 
 
 def test_publish_refuses_an_existing_version(fixture_mirror, cache_dir, tmp_path):
@@ -75,5 +79,94 @@ def test_dry_run_lists_files_card_and_tag_without_network(
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert "dry run: would publish cqs_gen to org/cqs-gen (public), tag v1.0.0" in out
+    assert "dry run: would publish cqs_gen to dataset repo org/cqs-gen (public), tag v1.0.0" in out
     assert "README.md" in out and "data/questions/validation-00000-of-00001.parquet" in out
+
+
+def test_dry_run_without_out_writes_nothing_outside_a_temporary_folder(
+    fixture_mirror, cache_dir, tmp_path, capsys, monkeypatch
+):
+    mirror = fixture_mirror("cqs_gen")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    argv = ["publish", "cqs_gen", "--repo-id", "org/cqs-gen", "--dry-run"]
+    assert main(argv + ["--sources", str(mirror), "--cache-dir", cache_dir]) == 0
+    out = capsys.readouterr().out
+    assert "card: README.md (built in a temporary folder, now removed" in out
+    assert '  license: "unknown"' in out and "data/interventions/test-00000-of-00001.parquet" in out
+    assert list(work.iterdir()) == []  # no ./build
+
+
+def test_publish_metric_uploads_the_folder_to_a_space_tagged_with_argbench_version():
+    api = StubApi()
+    plan = publish_metric("cr_diversity", "org/cr_diversity", api=api)
+    names = [call[0] for call in api.calls]
+    assert names == ["create_repo", "list_repo_refs", "upload_folder", "create_tag"]
+    assert api.calls[0][2] == {
+        "repo_type": "space",
+        "private": False,
+        "exist_ok": True,
+        "space_sdk": "gradio",
+    }
+    upload = api.calls[2][1]
+    assert upload["repo_type"] == "space"
+    assert upload["folder_path"] == str(metric_path("cr_diversity"))
+    assert "__pycache__/*" in upload["ignore_patterns"]
+    tag = api.calls[3][2]
+    assert tag["repo_type"] == "space" and tag["tag"] == f"v{argbench.__version__}"
+    assert tag["revision"] == "abc123" and plan["commit"] == "abc123"
+    assert [f["path"] for f in plan["files"]] == [
+        "README.md",
+        "app.py",
+        "cr_diversity.py",
+        "requirements.txt",
+    ]
+
+
+def test_publish_metric_refuses_an_existing_version():
+    api = StubApi(tags=[f"v{argbench.__version__}"])
+    with pytest.raises(RuntimeError, match="already has tag"):
+        publish_metric("rationale_f1", "org/rationale_f1", api=api)
+    assert "upload_folder" not in [call[0] for call in api.calls]
+
+
+def test_metric_dry_run_lists_files_card_and_tag_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        "huggingface_hub.HfApi", lambda *a, **k: pytest.fail("dry run must not create an HfApi")
+    )
+    before = sorted(p.name for p in metric_path("argument_relevance").iterdir())
+    argv = ["publish", "--metric", "argument_relevance", "--repo-id", "org/argument_relevance"]
+    assert main(argv + ["--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"dry run: would publish argument_relevance to Space org/argument_relevance (public), "
+        f"tag v{argbench.__version__}" in out
+    )
+    assert '  sdk: "gradio"' in out and '  title: "Argument Relevance"' in out
+    assert "requirements.txt" in out and "app.py" in out
+    assert list(tmp_path.iterdir()) == []
+    assert sorted(p.name for p in metric_path("argument_relevance").iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--metric", "nope", "--repo-id", "o/nope"], "unknown metric 'nope'; available: "),
+        (
+            ["--metric", "cr_diversity", "--repo-id", "o/cr-diversity"],
+            "the Space must be named after the metric",
+        ),
+        (["nope", "--repo-id", "o/nope"], "unknown dataset 'nope'; available: "),
+        (["cqs_gen", "--metric", "cr_diversity", "--repo-id", "o/x"], "one of them"),
+        (["--repo-id", "o/x"], "give a dataset NAME or --metric NAME"),
+        (["cqs_gen", "--repo-id", "cqs_gen"], "expected ORG/NAME"),
+        (["--metric", "cr_diversity", "--repo-id", "o/cr_diversity", "--out", "b"], "go with a"),
+    ],
+)
+def test_publish_usage_mistakes_exit_2_without_repr_quotes(argv, message, capsys):
+    assert main(["publish", *argv, "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("argbench publish: error: ")
+    assert '"unknown' not in err and "'unknown" not in err  # the message, not its repr

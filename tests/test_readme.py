@@ -1,7 +1,7 @@
 """Every example in the README runs: its Python blocks in order, its shell commands in a temp folder.
 
-Setup commands (`make ...`, `pip install ...`) and `argbench reproduce` are what `.ci/run`
-itself executes (`make test`, `make reproduce`), so they are not run a second time here; a
+Setup commands (`make ...`, `python -m venv`, `pip install ...`) and `argbench reproduce` are
+what `.ci/run` itself executes (`make test`, `make reproduce`), so they are not run a second time here; a
 real upload (`argbench publish` without `--dry-run`) needs the Hub and is tested against a
 stubbed HfApi in test_publish.py. The benchmark commands stand in a ``text`` block: they run
 for up to 40 minutes and print timings, not results to check.
@@ -18,7 +18,8 @@ import pytest
 from .openai_stub import StubServer
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-RUN_BY_CI = ("make ", "pip ", "argbench reproduce")
+# the install steps (what `make setup` does) and the reproduction (`make reproduce`)
+RUN_BY_CI = ("make ", "pip ", "python -m venv ", "python -m pip ", ". .venv/", "argbench reproduce")
 
 
 def blocks(language: str) -> list[str]:

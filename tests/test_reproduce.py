@@ -53,6 +53,29 @@ def test_aac_without_judge_is_marked_not_run(tmp_path):
     assert row.argbench is None and not row.comparable and row.note.startswith("not run: no judge")
 
 
+def test_aac_row_averages_over_answers_as_the_card_says(tmp_path):
+    """The paper's AAC (card: notebook pairs, mean over answers of each answer's mean), not
+    the mean over pairs: 2 of 3 pairs hold, but the answers score 1 and 0 -> 0.5."""
+    answers = {
+        "answer": ["Cats are smarter [1]. Dogs are loyal [2].", "Tea is better [1]."],
+        "arguments": [["Cats are smarter than dogs.", "Dogs are more loyal."], ["Coffee wins."]],
+    }
+
+    def first_word_judge(argument, excerpt):
+        return argument.split()[0] in excerpt
+
+    ctx = rep.Context(tmp_path, judge=first_word_judge, log=lambda m: None)
+    row = cam.coherence_row(ctx, "silver", answers)
+    assert row.argbench == 0.5 and row.published == 0.77
+    assert "pooled over pairs: 0.6667" in row.note and "3 notebook pairs" in row.note
+    assert not row.comparable  # not the paper's GPT-4
+
+
+def test_majority_breaks_ties_towards_the_higher_label():
+    assert cam.majority([1, 2, 2, 3]) == 2
+    assert cam.majority([0, 3, 1, 3, 0]) == 3
+
+
 @pytest.mark.mirror
 def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
     sections = rep.reproduce(
@@ -64,6 +87,8 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
     )
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
     assert rows[("ClaimDiff", "train / % strengthen")].diff == pytest.approx(0.0)
+    for split in ("train", "test", "test_doc"):
+        assert rows[("ClaimDiff", f"{split} / rationales")].diff == 0
     assert rows[("ClaimDiff", "test_doc / pairs")].argbench == 3168
     assert rows[("CQs-Gen", "reference questions")].argbench == 4136
     report = json.loads((tmp_path / "report.json").read_text())
@@ -119,6 +144,59 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     inputs = read_submission(path_of("cqs_gen", "trial_output", real_mirror), validation)
     direct = cq_reference_match(**inputs, model=minilm, threshold=0.65)
     assert direct["score"] == pytest.approx(score.argbench, abs=1e-12)
+
+
+@pytest.mark.mirror
+def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
+    """The rows of issue 13 that the releases recompute, with their values."""
+    sections = rep.reproduce(
+        tmp_path,
+        sources=str(real_mirror),
+        cache_dir=str(tmp_path / "cache"),
+        plots=True,
+        log=lambda m: None,
+        only={
+            "claimdiff_rationale_statistics",
+            "claimdiff_relation_baseline",
+            "cam_relevance_distribution",
+            "cam_relevant_per_question",
+            "cam_gpt4_agreement",
+            "cam_toloka_pool",
+            "webis_annotation_cost",
+            "webis_table3",
+            "cqs_gen_tables12",
+        },
+    )
+    rows = {(s.paper, r.item): r for s in sections for r in s.rows}
+
+    def value(paper, item):
+        return rows[(paper, item)].argbench
+
+    assert round(value("ClaimDiff", "rationales per pair"), 2) == 1.38
+    assert round(value("ClaimDiff", "tokens per rationale"), 1) == 13.2
+    assert round(value("ClaimDiff", "ClaimDiff-S test (Table 2) / auroc"), 4) == 0.6384
+    assert round(value("ClaimDiff", "ClaimDiff-W test_doc (Table 4) / auroc"), 4) == 0.5683
+    assert not rows[("ClaimDiff", "ClaimDiff-S test (Table 2) / f1")].comparable
+    assert value("CAM", "object pairs without retrieved arguments") == 21
+    assert round(value("CAM", "corpus: mean"), 4) == 15.0989  # 91 pairs, not 112
+    assert (value("CAM", "prompts: minimum"), value("CAM", "prompts: maximum")) == (1, 22)
+    alpha = value("CAM", "α (ordinal), GPT-4 vs experts (expert sheets) majority")
+    assert round(alpha, 4) == 0.1921
+    assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
+    assert value("CAM", "workers (with an approved assignment)") == 282
+    assert value("CAM", "tasks (sentences)") == 1729
+    webis = "Webis-ArgQuality-20"
+    assert round(value(webis, "comparisons sampled"), 1) == 697.6
+    assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
+    assert round(value(webis, "sample rate"), 3) == 0.341
+    assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
+    assert value(webis, "texts > 100 words (all 1,610 items)") == 869
+    assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
+    assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
+    assert value("CQs-Gen", "rrd / interventions") == 72
+    assert round(value("CQs-Gen", "all 220 interventions / schemes per intervention"), 1) == 3.1
+    figures = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert figures == ["cam_relevant_per_question.png", "claimdiff_pr_S.png", "claimdiff_pr_W.png"]
 
 
 def test_published_figures_are_data_with_a_source():

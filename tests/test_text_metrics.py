@@ -167,7 +167,16 @@ def test_rationale_bounds_and_permutation(rows, rnd):
     s = rationale_f1([pred[i] for i in order], [gold[i] for i in order])
     for key in ("iou_f1", "iou_f1_macro", "token_f1", "token_precision"):
         if not math.isnan(r[key]):
-            assert 0 <= r[key] <= 1 and s[key] == pytest.approx(r[key])
+            # IoU scores may exceed 1: ERASER's quirk (see test_rationale_eraser_recall_quirk)
+            upper = 1 if key.startswith("token") else max(len(p) for p in pred)
+            assert 0 <= r[key] <= upper and s[key] == pytest.approx(r[key])
+
+
+def test_rationale_eraser_recall_quirk():
+    """ERASER's partial_match_score counts hits over predicted spans, so two predictions that
+    both match one gold span give recall 2 (kept for fidelity; the card says so)."""
+    r = rationale_f1([["a", "a aa"]], [["a"]])
+    assert r["iou_recall"] == 2.0 and r["iou_precision"] == 1.0 and r["token_recall"] == 1.0
 
 
 def test_rationale_malformed():

@@ -1,34 +1,35 @@
-"""``argbench list``, ``build`` and ``publish``: the corpora as Hub-layout folders."""
+"""``argbench list``, ``build`` and ``publish``: corpora as Hub-layout folders, metrics as Spaces."""
 
 from __future__ import annotations
 
-import sys
+import json
 import time
 
-from argbench.cli import add_data_options, add_num_proc
+import argbench
+from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 
 
 def _cmd_list(args) -> int:
-    import argbench
-
-    print("datasets:")
-    for name in argbench.list_datasets():
-        print(f"  {name}")
+    found = {"datasets": argbench.list_datasets(), "metrics": argbench.list_metrics()}
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    for kind, names in found.items():
+        print(f"{kind}:")
+        for name in names:
+            print(f"  {name}")
     return 0
 
 
 def _cmd_build(args) -> int:
-    import argbench
-    from argbench.layout import build, row_counts
-
     names = args.names or argbench.list_datasets()
     unknown = sorted(set(names) - set(argbench.list_datasets()))
     if unknown:
-        print(
-            f"unknown dataset(s): {', '.join(unknown)}; available: {', '.join(argbench.list_datasets())}",
-            file=sys.stderr,
+        raise UsageError(
+            f"unknown dataset(s): {', '.join(unknown)}; available: {', '.join(argbench.list_datasets())}"
         )
-        return 2
+    from argbench.layout import build, row_counts
+
     summary = []
     for position, name in enumerate(names, 1):
         start = time.perf_counter()
@@ -54,30 +55,66 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_publish(args) -> int:
-    from argbench.publish import publish
+    if (args.name is None) == (args.metric is None):
+        raise UsageError("give a dataset NAME or --metric NAME (one of them)")
+    if args.repo_id.count("/") != 1 or not all(args.repo_id.split("/")):
+        raise UsageError(f"--repo-id {args.repo_id}: expected ORG/NAME")
 
-    plan = publish(
-        args.name,
-        args.repo_id,
-        out_dir=args.out,
-        private=args.private,
-        dry_run=args.dry_run,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
-        log=lambda m: print(f"  {m}", flush=True),
-    )
+    def log(message):
+        print(f"  {message}", flush=True)
+
+    if args.metric is not None:
+        from argbench.publish import check_space_name, publish_metric
+
+        if args.metric not in argbench.list_metrics():
+            raise UsageError(
+                f"unknown metric '{args.metric}'; available: {', '.join(argbench.list_metrics())}"
+            )
+        if args.out or args.sources or args.cache_dir:
+            raise UsageError("--out, --sources and --cache-dir go with a dataset, not --metric")
+        try:
+            check_space_name(args.metric, args.repo_id)
+        except ValueError as error:
+            raise UsageError(f"--repo-id {error}") from None
+        plan = publish_metric(
+            args.metric, args.repo_id, private=args.private, dry_run=args.dry_run, log=log
+        )
+    else:
+        from argbench.publish import publish
+
+        check_dataset(args.name)
+        plan = publish(
+            args.name,
+            args.repo_id,
+            out_dir=args.out,
+            private=args.private,
+            dry_run=args.dry_run,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            log=log,
+        )
     head = "dry run: would publish" if args.dry_run else "published"
-    print(
-        f"{head} {plan['dataset']} to {plan['repo_id']} ({'private' if plan['private'] else 'public'}), tag {plan['tag']}"
-    )
-    print(f"card: {plan['card']}")
+    where = f"{'Space' if plan['kind'] == 'metric' else 'dataset repo'} {plan['repo_id']}"
+    visibility = "private" if plan["private"] else "public"
+    print(f"{head} {plan['name']} to {where} ({visibility}), tag {plan['tag']}")
+    if plan["card"] is None:
+        print("card: README.md (built in a temporary folder, now removed; --out DIR keeps it)")
+    else:
+        print(f"card: {plan['card']}")
+    for key, value in plan["card_metadata"].items():
+        print(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
+    print("files:")
     for entry in plan["files"]:
         print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
     return 0
 
 
 def add_commands(sub) -> None:
-    sub.add_parser("list", help="list the datasets").set_defaults(run=_cmd_list)
+    listing = sub.add_parser("list", help="list the datasets and metrics")
+    listing.add_argument(
+        "--json", action="store_true", help='print {"datasets": [...], "metrics": [...]}'
+    )
+    listing.set_defaults(run=_cmd_list)
 
     build = sub.add_parser("build", help="build datasets into Hub-layout folders (card + Parquet)")
     build.add_argument("names", nargs="*", metavar="NAME", help="datasets to build (default: all)")
@@ -87,14 +124,23 @@ def add_commands(sub) -> None:
     build.set_defaults(run=_cmd_build)
 
     publish = sub.add_parser(
-        "publish", help="build a dataset and upload it to the Hub, tagged v<version>"
+        "publish",
+        help="upload a dataset (built) or a metric (as a Space) to the Hub, tagged v<version>",
+        description="Upload a dataset to a Hub dataset repository (built first; tag "
+        "v<dataset version>) or, with --metric, a metric folder to a Gradio Space (tag "
+        "v<argbench version>). A version already tagged is not uploaded again.",
     )
-    publish.add_argument("name", metavar="NAME")
-    publish.add_argument("--repo-id", required=True, help="dataset repository, ORG/NAME")
+    publish.add_argument("name", nargs="?", metavar="NAME", help="dataset to publish")
+    publish.add_argument("--metric", metavar="NAME", help="publish this metric as a Space instead")
+    publish.add_argument(
+        "--repo-id", required=True, help="ORG/NAME (for a metric, NAME is the metric's name)"
+    )
     publish.add_argument("--private", action="store_true", help="create the repository private")
     publish.add_argument(
         "--dry-run", action="store_true", help="list files, card and tag; no network"
     )
-    publish.add_argument("--out", default="build", help="build folder (default: build)")
+    publish.add_argument(
+        "--out", help="keep the dataset build in OUT/NAME (default: a temporary folder)"
+    )
     add_data_options(publish)
     publish.set_defaults(run=_cmd_publish)

@@ -14,18 +14,19 @@ import math
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options, add_num_proc
+from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 from argbench.cli._io import read_json, read_records
 from argbench.metrics import list_metrics
 
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
-# Inputs are required, except the metric's OPTIONAL_INPUTS (contexts, intervention_ids): those
-# are used when the first record has the field.
+# Inputs that are metric features are required; the others (contexts, intervention_ids) are
+# used when the first record has the field.
 COLUMNS = {
     "annotator_agreement": {"ratings": "ratings"},
     "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
     "argument_overlap": {"predictions": "answer", "references": "arguments"},
     "argument_relevance": {"predictions": "answer", "references": "argument_relevance"},
+    "claim_relation": {"predictions": "score", "references": "label"},
     "cq_reference_match": {
         "predictions": "cqs",
         "references": "references",
@@ -41,6 +42,7 @@ COLUMNS = {
 # metrics whose references are CAM argument lists ("N. " prefixes are stripped from files)
 ARGUMENT_LISTS = ("argument_overlap", "argument_answer_coherence")
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
+CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
 
 _DESCRIPTION = """\
 Command line: run an argbench metric on your records and print its scalar outputs.
@@ -62,6 +64,12 @@ metrics expect (argument_overlap re-adds them where the notebook uses them).
 argument_relevance needs the human labels: per record one integer per argument (0-3, -1 or
 null for unknown), e.g. cam_answers' argument_relevance column.
 
+claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
+and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
+(records of the same shape, e.g. from loaders.claimdiff.issue_split) chooses it by F1, and
+--option hard_labels=true takes 0/1 decisions instead of scores. --plot FILE draws its
+precision-recall curve (needs matplotlib).
+
 cq_reference_match also reads shared-task files: SUBMISSION.json with --references
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
@@ -80,11 +88,8 @@ examples:
       --model sentence-transformers/all-MiniLM-L6-v2 --threshold 0.6
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
+  argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
 """
-
-
-class UsageError(ValueError):
-    """Bad command-line usage (exit status 2), as opposed to bad data (1)."""
 
 
 def add_commands(subparsers) -> None:
@@ -120,7 +125,9 @@ def add_commands(subparsers) -> None:
         help="compute() option; VALUE is read as JSON when it parses, else as a string",
     )
     ev.add_argument("--model", help="model option: sentence-transformers/NLI name or folder")
-    ev.add_argument("--threshold", type=float, help="threshold option (cq_reference_match)")
+    ev.add_argument(
+        "--threshold", type=float, help="threshold option (cq_reference_match, claim_relation)"
+    )
     ev.add_argument("--matcher", help="matcher option of cq_reference_match: sts or llm")
     ev.add_argument("--references", help="cq_reference_match: references file (validation.json)")
     ev.add_argument(
@@ -143,6 +150,16 @@ def add_commands(subparsers) -> None:
         default="ignore",
         help="reference intervention absent from the submission: ignore (both scripts), "
         "error, or score it as 'Missing CQs'",
+    )
+    ev.add_argument(
+        "--dev",
+        metavar="FILE",
+        help="claim_relation: development records (same fields); the threshold maximises F1 there",
+    )
+    ev.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="claim_relation: draw the precision-recall curve to this file (needs matplotlib)",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
     add_num_proc(ev)
@@ -169,25 +186,61 @@ def _cmd_evaluate(args) -> int:
 
 
 def run(args, note=lambda message: None) -> tuple[dict, str]:
-    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header)."""
-    import argbench
+    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header).
 
-    metric = argbench.load_metric(args.metric)
-    options = _options(args, metric)
+    The metric's plain function is called, not its evaluate module (the same code, tested equal):
+    importing evaluate costs seconds, so bad input is reported at once and a text metric answers
+    in well under a second; model metrics pay only for their model.
+    """
+    from argbench.scoring import metric_function
+
+    if (args.dev or args.plot) and args.metric not in CURVES:
+        raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
+    compute, features = metric_function(args.metric)
+    options = _options(args, compute, features)
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
     else:
         records, keys, source = _records(args)
         try:
-            inputs = _inputs(args, records, keys, metric, note)
+            inputs = _inputs(args, records, keys, features, note)
         except ValueError as error:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
-    result = metric.compute(**inputs, **options)
+    if args.dev:
+        if "threshold" in options:
+            raise UsageError("give --threshold or --dev, not both")
+        records, keys = _file_records(Path(args.dev))
+        dev = _inputs(args, records, keys, features, note)
+        options.update(dev_predictions=dev["predictions"], dev_references=dev["references"])
+    result = compute(**inputs, **options)
     n = len(next(iter(inputs.values())))
+    if args.plot:
+        plot_curve(result, args.plot, f"{args.metric} on {source}")
+        note(f"precision-recall curve: {args.plot}")
     return result, f"{args.metric} on {source}: {n:,} examples"
+
+
+def plot_curve(result: dict, path, title: str) -> None:
+    """The precision-recall curve of a claim_relation result, as a PNG."""
+    if "pr_curve" not in result:
+        raise ValueError("--plot: the result has no precision-recall curve (hard labels?)")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from argbench.scoring.claim_relation import draw_pr_curve
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    draw_pr_curve(ax, result, "scores")
+    ax.set(title=title, xlabel="recall", ylabel="precision")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 # ---- reading records ----
@@ -203,7 +256,11 @@ def _records(args) -> tuple[list, list | None, str]:
         raise UsageError("--config and --split go with --dataset")
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
-    path = Path(args.input)
+    return (*_file_records(Path(args.input)), args.input)
+
+
+def _file_records(path: Path) -> tuple[list, list | None]:
+    """(records, their keys when the JSON was keyed by id) of a .json / .jsonl file."""
     data = read_records(path, formats=("json", "jsonl"))
     if isinstance(data, dict):
         keys, records = list(data), list(data.values())
@@ -213,7 +270,7 @@ def _records(args) -> tuple[list, list | None, str]:
         raise ValueError(f"{path}: expected a list of records or an object keyed by id")
     if not records:
         raise ValueError(f"{path}: no records")
-    return records, keys, str(path)
+    return records, keys
 
 
 def _dataset_label(args) -> str:
@@ -223,10 +280,7 @@ def _dataset_label(args) -> str:
 def _dataset_records(args) -> tuple[list, None]:
     import argbench
 
-    if args.dataset not in argbench.list_datasets():
-        raise UsageError(
-            f"unknown dataset {args.dataset!r}; available: {', '.join(argbench.list_datasets())}"
-        )
+    check_dataset(args.dataset, args.config)
     data = argbench.load_dataset(
         args.dataset,
         args.config,
@@ -276,7 +330,7 @@ def _submission_inputs(args) -> tuple[dict, str]:
 # ---- records -> compute() inputs ----
 
 
-def _columns(args, required) -> dict:
+def _columns(args, features) -> dict:
     columns = dict(COLUMNS[args.metric])
     for spec in args.column:
         name, sep, field = spec.partition("=")
@@ -285,7 +339,7 @@ def _columns(args, required) -> dict:
                 f"--column {spec!r}: expected INPUT=FIELD with INPUT one of {', '.join(columns)}"
             )
         columns[name] = field
-    return {name: field for name, field in columns.items() if field or name in required}
+    return {name: field for name, field in columns.items() if field or name in features}
 
 
 def _where(index: int, keys) -> str:
@@ -309,15 +363,13 @@ def _field(record, field: str, where: str):
     return [_field(item, rest, f"{where}, {head}[{j}]") for j, item in enumerate(value)]
 
 
-def _inputs(args, records, keys, metric, note) -> dict:
-    features = metric.features
-    optional = getattr(metric, "OPTIONAL_INPUTS", ())
-    columns = _columns(args, [name for name in features if name not in optional])
+def _inputs(args, records, keys, features, note) -> dict:
+    columns = _columns(args, features)
     single = next(iter(features)) if len(features) == 1 else None
     used = {}
     for name, field in columns.items():
         first = records[0]
-        if name in optional and not (isinstance(first, dict) and field.split(".")[0] in first):
+        if name not in features and not (isinstance(first, dict) and field.split(".")[0] in first):
             note(f"{name}: the records have no field {field!r}; not used")
             continue
         used[name] = field
@@ -329,8 +381,6 @@ def _inputs(args, records, keys, metric, note) -> dict:
             values = {single: record}
         else:
             values = {name: _field(record, field, where) for name, field in used.items()}
-            if "intervention_ids" in values:  # ids may be numbers in a file
-                values["intervention_ids"] = str(values["intervention_ids"])
         listed = [
             name
             for name, value in values.items()
@@ -358,14 +408,13 @@ def _inputs(args, records, keys, metric, note) -> dict:
 
 
 def _is_string(feature) -> bool:
-    import datasets
-
-    return isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")
+    return feature == "string"
 
 
 def _check(value, feature, where: str) -> None:
-    """``value`` fits the metric feature (None allowed inside lists: metrics treat unknowns)."""
-    import datasets
+    """``value`` fits the metric feature, a plain ``INPUTS`` entry (see argbench.scoring);
+    None is allowed inside lists: metrics treat unknowns."""
+    from argbench.scoring import Labels
 
     def fail(expected):
         raise ValueError(f"{where}: expected {expected}, got {value!r:.80}")
@@ -377,24 +426,24 @@ def _check(value, feature, where: str) -> None:
             if key not in value:
                 fail(f"an object with {', '.join(feature)} (no {key!r})")
             _check(value[key], sub, f"{where}.{key}")
-    elif isinstance(feature, (datasets.Sequence, datasets.LargeList)):
+    elif isinstance(feature, list):
         if not isinstance(value, list):
             fail("a list")
         for j, item in enumerate(value):
             if item is not None:
-                _check(item, feature.feature, f"{where}[{j}]")
-    elif isinstance(feature, datasets.ClassLabel):
+                _check(item, feature[0], f"{where}[{j}]")
+    elif isinstance(feature, Labels):
         if value not in feature.names and not (
-            type(value) is int and 0 <= value < feature.num_classes
+            type(value) is int and 0 <= value < len(feature.names)
         ):
-            fail(f"one of {feature.names} or its index")
+            fail(f"one of {list(feature.names)} or its index")
     elif _is_string(feature):
         if not isinstance(value, str):
             fail("a string")
-    elif feature.dtype.startswith(("int", "uint")):
+    elif feature.startswith(("int", "uint")):
         if type(value) is not int:
             fail("an integer")
-    elif feature.dtype.startswith("float"):
+    elif feature.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             fail("a number")
 
@@ -427,7 +476,7 @@ def _strip_numbers(references: list, note) -> list:
 # ---- options and output ----
 
 
-def _options(args, metric) -> dict:
+def _options(args, compute, features) -> dict:
     options = {}
     for spec in args.option:
         key, sep, text = spec.partition("=")
@@ -440,11 +489,11 @@ def _options(args, metric) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(metric.features)))
+    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    parameters = inspect.signature(metric._compute).parameters
-    known = [p for p in parameters if p not in metric.features and p != "self"]
+    parameters = inspect.signature(compute).parameters
+    known = [p for p in parameters if p not in features]
     for key in options:
         if key not in known:
             raise UsageError(

@@ -83,7 +83,7 @@ class Context:
     cache_dir: str | None = None
     plots: bool = False
     model: str | None = None
-    judge: str | None = None
+    judge: str | Callable | None = None  # an LLM name (--judge); a callable judge in tests
     log: Callable[[str], None] = print
     figures: list[str] = field(default_factory=list)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -284,4 +285,131 @@ def webis_sparsification(ctx: Context) -> Section:
     return section
 
 
-SECTIONS = [webis_bradley_terry, webis_counts, webis_sparsification]
+def webis_annotation_cost(ctx: Context) -> Section:
+    """§4: per topic and dimension, the arguments in the pool (n), the comparisons sampled and
+    the n(n-1)/2 an exhaustive design needs; means over the 60 (topic, dimension) pools."""
+    pairwise = ctx.load("webis_argquality20", "pairwise", "train")
+    items: dict = {}
+    sampled: Counter = Counter()
+    for row_ in pairwise.select_columns(
+        [
+            "topic_id",
+            "dimension",
+            "discussion_id_a",
+            "argument_id_a",
+            "discussion_id_b",
+            "argument_id_b",
+        ]
+    ):
+        pool = (row_["topic_id"], row_["dimension"])
+        items.setdefault(pool, set()).update(
+            [
+                (row_["discussion_id_a"], row_["argument_id_a"]),
+                (row_["discussion_id_b"], row_["argument_id_b"]),
+            ]
+        )
+        sampled[pool] += 1
+    n = np.array([len(items[p]) for p in sorted(items)], dtype=float)
+    c = np.array([sampled[p] for p in sorted(items)], dtype=float)
+    exhaustive = n * (n - 1) / 2
+    pools = f"mean over {len(n)} (topic, dimension) pools"
+    section = Section("Webis-ArgQuality-20", "§4: annotation cost of the sampled design")
+    section.rows += [
+        row(
+            "arguments per pool (n)", n.mean(), "webis/cost/n", f"{pools}; arguments in a judgment"
+        ),
+        row("comparisons sampled", c.mean(), "webis/cost/sampled", pools),
+        row("comparisons exhaustive, n(n-1)/2", exhaustive.mean(), "webis/cost/exhaustive", pools),
+        row(
+            "sample rate",
+            c.mean() / exhaustive.mean(),
+            "webis/cost/rate",
+            f"mean sampled / mean exhaustive; the mean of the per-pool rates is {np.mean(c / exhaustive):.4f}",
+        ),
+    ]
+    return section
+
+
+def webis_table3(ctx: Context) -> Section:
+    """Table 3 (b)-(d): correlations between the dimensions (all, per stance) and with text
+    length, and the PCA of the three dimensions, on the arguments with all three scores."""
+    scores = ctx.load("webis_argquality20", "scores", "train")
+    rows = [
+        r
+        for r in scores.remove_columns("premise")
+        if all(r[d] is not None for d in WEBIS_DIMENSIONS)
+    ]
+    X = np.array([[r[d] for d in WEBIS_DIMENSIONS] for r in rows])
+    length = np.array([r["text_length"] for r in rows], dtype=float)
+    stance = np.array([r["stance"] for r in rows], dtype=bool)
+    section = Section(
+        "Webis-ArgQuality-20", "Table 3: correlations and PCA of the quality dimensions"
+    )
+    pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]
+    for subset, mask in (
+        ("all", np.ones(len(rows), bool)),
+        ("stance True", stance),
+        ("stance False", ~stance),
+    ):
+        for i, j in pairs:
+            section.rows.append(
+                Row(
+                    f"Pearson {WEBIS_DIMENSIONS[i]} / {WEBIS_DIMENSIONS[j]} ({subset}, n={mask.sum()})",
+                    _pearson(X[mask, i], X[mask, j]),
+                )
+            )
+    for k, dimension in enumerate(WEBIS_DIMENSIONS):
+        section.rows.append(Row(f"Pearson {dimension} / stance", _pearson(X[:, k], stance)))
+    long = length > 100
+    for k, dimension in enumerate(WEBIS_DIMENSIONS):
+        section.rows += [
+            Row(f"Pearson {dimension} / text length (all)", _pearson(X[:, k], length)),
+            Row(
+                f"Pearson {dimension} / text length (> 100 words)",
+                _pearson(X[long, k], length[long]),
+            ),
+        ]
+    every_length = np.array(scores["text_length"])
+    section.rows += [
+        row(
+            "texts > 100 words (scored arguments)",
+            int(long.sum()),
+            "webis/table3/long_texts",
+            "the correlations' sample",
+        ),
+        row(
+            "texts > 100 words (all 1,610 items)",
+            int((every_length > 100).sum()),
+            "webis/table3/long_texts",
+            "non-arguments included, though they have no scores",
+        ),
+    ]
+    eigenvalues, vectors = np.linalg.eigh(np.cov(X.T))
+    order = np.argsort(eigenvalues)[::-1]
+    share = eigenvalues[order] / eigenvalues.sum()
+    first = vectors[:, order[0]] * np.sign(vectors[:, order[0]].sum())
+    loadings = ", ".join(f"{d} {v:.3f}" for d, v in zip(WEBIS_DIMENSIONS, first, strict=True))
+    section.rows += [
+        row(
+            "PCA: variance share of the first component",
+            float(share[0]),
+            "webis/table3/pca_first",
+            f"loadings {loadings}",
+        ),
+        Row("PCA: variance share of the second / third", f"{share[1]:.4f} / {share[2]:.4f}"),
+    ]
+    section.notes.append(
+        f"{len(rows):,} arguments with all three scores (two never compared are left out). The paper's text does "
+        "not carry Table 3's correlation values (the table is a figure), so only its n and the PCA share are set "
+        "beside argbench's; stance is the release's True/False column, whose meaning is not documented."
+    )
+    return section
+
+
+SECTIONS = [
+    webis_bradley_terry,
+    webis_counts,
+    webis_sparsification,
+    webis_annotation_cost,
+    webis_table3,
+]

@@ -10,6 +10,9 @@ from itertools import combinations
 
 import numpy as np
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"ratings": ["float64"]}
+
 __all__ = [
     "agreement",
     "cohen_kappa",
@@ -170,3 +173,15 @@ def agreement(ratings, categories=None) -> dict:
         rater_pairs_undefined=undefined,
     )
     return result
+
+
+def annotator_agreement(ratings, categories=None) -> dict:
+    """The metric: ``ratings`` one row per item, one position per rater (None if missing)."""
+    widths = {len(row) for row in ratings}
+    if len(widths) > 1:
+        first = next(i for i, row in enumerate(ratings) if len(row) != len(ratings[0]))
+        raise ValueError(
+            f"item {first} has {len(ratings[first])} ratings but item 0 has "
+            f"{len(ratings[0])}: give every item one position per rater (None if missing)"
+        )
+    return agreement(np.array(ratings, dtype=float).T, categories)  # raters × items

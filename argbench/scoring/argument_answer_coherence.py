@@ -14,6 +14,9 @@ import numpy as np
 
 from argbench.citations import notebook_citations, parse_citations
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string", "references": ["string"]}
+
 __all__ = ["argument_answer_coherence", "DEFAULT_PROMPT", "SYSTEM_PROMPT"]
 
 SYSTEM_PROMPT = "You check whether one statement follows logically from another."

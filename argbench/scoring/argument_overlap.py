@@ -7,6 +7,9 @@ from collections.abc import Callable, Sequence
 from argbench.citations import notebook_excerpts, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, check_str_list, mean_or_nan
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string", "references": ["string"]}
+
 
 def numbered_arguments(arguments: Sequence[str]) -> list[str]:
     """The ``"N. text"`` strings of the CAM files, rebuilt from texts without the prefix."""

@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string", "references": ["int64"]}
+
 
 def argument_relevance(
     predictions: Sequence[str],

@@ -17,6 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from argbench.constants import CQ_LABELS
+from argbench.scoring import Labels
+
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {
+    "predictions": ["string"],
+    "references": [{"id": "string", "cq": "string", "label": Labels(CQ_LABELS)}],
+}
 
 __all__ = [
     "LABELS",

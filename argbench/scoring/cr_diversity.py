@@ -10,6 +10,9 @@ from collections.abc import Sequence
 
 from argbench.scoring._checks import check_str
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": "string"}
+
 
 def _joined(predictions: Sequence[str]) -> str:
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):

@@ -12,6 +12,9 @@ from argbench.scoring._checks import (
     mean_or_nan,
 )
 
+# the metric's features (see argbench.scoring): one example = one value of each
+INPUTS = {"predictions": ["string"], "references": ["string"]}
+
 Span = tuple[int, int]  # token indices, end exclusive
 
 

@@ -1,11 +1,10 @@
 """Inter-annotator agreement: Krippendorff's α (nominal / ordinal / interval), Fleiss' κ and
 mean pairwise Cohen's κ over items rated by several raters, with missing ratings."""
 
-import datasets
 import evaluate
-import numpy as np
 
-from argbench.scoring.annotator_agreement import agreement
+from argbench.scoring import features
+from argbench.scoring.annotator_agreement import INPUTS, annotator_agreement
 
 _CITATION = """\
 @book{krippendorff-2011-content,
@@ -66,17 +65,9 @@ class AnnotatorAgreement(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"ratings": datasets.Sequence(datasets.Value("float64"))}),
+            features=features(INPUTS),
             reference_urls=["https://pypi.org/project/krippendorff/"],
         )
 
     def _compute(self, ratings, categories=None):
-        widths = {len(row) for row in ratings}
-        if len(widths) > 1:
-            first = next(i for i, row in enumerate(ratings) if len(row) != len(ratings[0]))
-            raise ValueError(
-                f"item {first} has {len(ratings[first])} ratings but item 0 has "
-                f"{len(ratings[0])}: give every item one position per rater (None if missing)"
-            )
-        matrix = np.array(ratings, dtype=float).T  # raters × items
-        return agreement(matrix, categories)
+        return annotator_agreement(ratings, categories)

@@ -1,10 +1,10 @@
 """CAM argument–answer coherence (AAC): do cited excerpts follow from the arguments they cite?"""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
-from argbench.scoring.argument_answer_coherence import argument_answer_coherence
+from argbench.scoring import features
+from argbench.scoring.argument_answer_coherence import INPUTS, argument_answer_coherence
 
 _DESCRIPTION = """\
 For every citation of a numbered argument in a comparative answer ("... [3]"), a judge decides
@@ -49,12 +49,7 @@ class ArgumentAnswerCoherence(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.List(datasets.Value("string")),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 

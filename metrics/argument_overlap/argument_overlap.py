@@ -1,10 +1,10 @@
 """CAM Table 3 overlap of answers with their arguments: Jaccard (text, sentence), Levenshtein."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
-from argbench.scoring.argument_overlap import argument_overlap
+from argbench.scoring import features
+from argbench.scoring.argument_overlap import INPUTS, argument_overlap
 
 _DESCRIPTION = """\
 How much a comparative answer copies its numbered arguments, as the CAM authors' notebook
@@ -23,6 +23,8 @@ Args:
     model: a sentence-transformers name, folder or model: adds `sbert` (the notebook used
         "sentence-transformers/all-mpnet-base-v2"). Default None: no sbert.
     embedding_options (dict): cache_dir, batch_size, device, ... for argbench.embedding.
+    sentence_similarity: instead of a model, a callable (excerpts, numbered arguments) -> one
+        row of similarities per excerpt, called once per answer: adds `sbert`.
 Returns:
     jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts,
     and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model.
@@ -42,22 +44,24 @@ class ArgumentOverlap(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Sequence(datasets.Value("string")),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 
     def _compute(
-        self, predictions, references, excerpts="notebook", model=None, embedding_options=None
+        self,
+        predictions,
+        references,
+        excerpts="notebook",
+        sentence_similarity=None,
+        model=None,
+        embedding_options=None,
     ):
         return argument_overlap(
             predictions,
             references,
             excerpts,
+            sentence_similarity=sentence_similarity,
             model=model,
             embedding_options=embedding_options,
         )

@@ -1,10 +1,10 @@
 """CAM argument relevance (AR) precision / recall / F1 of cited arguments."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
-from argbench.scoring.argument_relevance import argument_relevance
+from argbench.scoring import features
+from argbench.scoring.argument_relevance import INPUTS, argument_relevance
 
 _DESCRIPTION = """\
 For a generated comparative answer that cites numbered arguments ("... [1, 3]"), precision is
@@ -42,12 +42,7 @@ class ArgumentRelevance(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Sequence(datasets.Value("int64")),
-                }
-            ),
+            features=features(INPUTS),
             reference_urls=["https://github.com/uhh-lt/cam-arg-relevance"],
         )
 

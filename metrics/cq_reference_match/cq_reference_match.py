@@ -1,11 +1,11 @@
 """CQs-Gen reference-based evaluation of generated critical questions, with NAE."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as _CITATION
 from argbench.metrics._inputs import OptionalInputs
-from argbench.scoring.cq_reference_match import DEFAULT_MODEL, LABELS, cq_reference_match
+from argbench.scoring import features
+from argbench.scoring.cq_reference_match import DEFAULT_MODEL, INPUTS, LABELS, cq_reference_match
 
 _DESCRIPTION = """\
 Each generated critical question takes the label (Useful / Unhelpful / Invalid) of the most
@@ -57,25 +57,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CqReferenceMatch(OptionalInputs, evaluate.Metric):
-    OPTIONAL_INPUTS = ("intervention_ids",)
+    OPTIONAL_INPUTS = {"intervention_ids": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
-        reference = {
-            "id": datasets.Value("string"),
-            "cq": datasets.Value("string"),
-            "label": datasets.ClassLabel(names=LABELS),
-        }
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.List(datasets.Value("string")),
-                    "references": datasets.List(reference),
-                    "intervention_ids": datasets.Value("string"),
-                }
-            ),
+            features=features({**INPUTS, **self.OPTIONAL_INPUTS}),
             reference_urls=[
                 "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen",
                 "https://github.com/hitz-zentroa/shared-task-critical-questions-generation",

@@ -1,10 +1,10 @@
 """CQs-Gen diversity: compression-ratio diversity and n-gram diversity of generated texts."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
-from argbench.scoring.cr_diversity import cr_diversity
+from argbench.scoring import features
+from argbench.scoring.cr_diversity import INPUTS, cr_diversity
 
 _CITATION = (
     CQS_GEN_CITATION
@@ -47,7 +47,7 @@ class CrDiversity(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("string")}),
+            features=features(INPUTS),
             reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
         )
 

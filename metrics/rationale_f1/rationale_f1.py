@@ -1,11 +1,11 @@
 """ClaimDiff rationale extraction: ERASER IoU-F1 and token F1 on spaCy tokens."""
 
-import datasets
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
 from argbench.metrics._inputs import OptionalInputs
-from argbench.scoring.rationale_f1 import rationale_f1
+from argbench.scoring import features
+from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
 _CITATION = (
     CLAIMDIFF_CITATION
@@ -52,20 +52,14 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class RationaleF1(OptionalInputs, evaluate.Metric):
-    OPTIONAL_INPUTS = ("contexts",)
+    OPTIONAL_INPUTS = {"contexts": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("string")),
-                    "references": datasets.Sequence(datasets.Value("string")),
-                    "contexts": datasets.Value("string"),
-                }
-            ),
+            features=features({**INPUTS, **self.OPTIONAL_INPUTS}),
             reference_urls=[
                 "https://github.com/kaistAI/ClaimDiff",
                 "https://github.com/jayded/eraserbenchmark",
