@@ -102,7 +102,10 @@ def build(args) -> None:
     from argbench.load import config_names
 
     configs = args.config or config_names(args.dataset)
-    print(f"{args.dataset}: build from the source files, {os.cpu_count()} CPUs")
+    print(
+        f"{args.dataset}: build from the source files, {os.cpu_count()} CPUs "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
     print(
         f"  {'config':<22} {'rows':>8} {'1 process':>10} {f'{args.processes} processes':>12} {'speed-up':>9}"
     )
@@ -161,8 +164,8 @@ def main() -> None:
     words = np.mean([len(t.split()) for t in texts])
     print(
         f"{len(texts):,} questions ({words:.1f} words on average) for {len(references)} "
-        f"interventions; {os.cpu_count()} CPUs, torch {torch.get_num_threads()} threads; "
-        f"model {Path(args.model).name}"
+        f"interventions; {os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f}), "
+        f"torch {torch.get_num_threads()} threads; model {args.model}"
     )
     root = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
