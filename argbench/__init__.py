@@ -7,7 +7,15 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["list_datasets", "load_dataset", "build", "list_metrics", "load_metric", "__version__"]
+__all__ = [
+    "list_datasets",
+    "load_dataset",
+    "build",
+    "list_metrics",
+    "load_metric",
+    "evaluate_predictions",
+    "__version__",
+]
 
 
 def list_datasets() -> list[str]:
@@ -49,3 +57,16 @@ def load_metric(name, **kwargs):
     from argbench.metrics import load_metric as _load
 
     return _load(name, **kwargs)
+
+
+def evaluate_predictions(metric, predictions, dataset, config=None, split=None, **options):
+    """Score a system's predictions on a corpus split, joined by the corpus's own ids.
+
+    Returns the results document (metric values, per-item scores, signature, the split's
+    name / version / content hash, ...): see :func:`argbench.results.evaluate_predictions`
+    for the arguments, and ``argbench.results.write_results`` to save it for
+    ``argbench compare``.
+    """
+    from argbench.results import evaluate_predictions as _evaluate
+
+    return _evaluate(metric, predictions, dataset, config, split, **options)

@@ -41,6 +41,7 @@ __all__ = [
     "ModelUnavailableError",
     "default_cache_dir",
     "load_cross_encoder",
+    "model_signature",
 ]
 
 CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
@@ -50,6 +51,7 @@ _SQL_CHUNK = 500
 # Missing texts are encoded and written to the cache this many at a time.
 ENCODE_CHUNK = 8192
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
+_FOLDER_SIGNATURES: dict[tuple[str, str], str] = {}  # (path, cheap fingerprint) -> signature
 
 
 class ModelUnavailableError(OSError):
@@ -98,6 +100,79 @@ def _folder_fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
+def _snapshot_name(path: Path) -> str | None:
+    """``org/name@<commit12>`` for a folder of the HF cache (``models--org--name/snapshots/<commit>``)."""
+    parts = path.parts
+    if (
+        len(parts) >= 3
+        and parts[-2] == "snapshots"
+        and parts[-3].startswith("models--")
+        and re.fullmatch(r"[0-9a-f]{40}", parts[-1])
+    ):
+        return f"{parts[-3][len('models--') :].replace('--', '/')}@{parts[-1][:12]}"
+    return None
+
+
+def folder_signature(path, memo_dir: Path | None = None) -> str:
+    """A model folder's name in signatures, the same on every machine.
+
+    A Hub snapshot in the HF cache is named by repo and commit; any other folder by
+    ``folder-sha256:<12 hex>``, the sha256 over each file's relative path and content (dot
+    files and dot folders such as ``.git`` left out), so neither the folder's location, its
+    name nor file times matter. Hashing reads the weights once: the result is kept per
+    process and, with ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache
+    folder, itself keyed by the folder's paths, sizes and times).
+    """
+    path = Path(path).expanduser().resolve()
+    named = _snapshot_name(path)
+    if named:
+        return named
+    key = (str(path), _folder_fingerprint(path))
+    memo = memo_dir / "signature.txt" if memo_dir else None
+    signature = _FOLDER_SIGNATURES.get(key)
+    if signature is None and memo and memo.is_file():
+        signature = memo.read_text(encoding="utf-8").strip()
+    if signature is None:
+        digest = hashlib.sha256()
+        files = []
+        for root, folders, names in os.walk(path, followlinks=True):
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            files += [Path(root, n) for n in names if not n.startswith(".")]
+        for file in sorted(files, key=lambda f: f.relative_to(path).as_posix()):
+            inner = hashlib.sha256()
+            with open(file, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    inner.update(block)
+            digest.update(f"{file.relative_to(path).as_posix()}\0".encode() + inner.digest())
+        signature = f"folder-sha256:{digest.hexdigest()[:12]}"
+    if memo and not memo.is_file():
+        memo_dir.mkdir(parents=True, exist_ok=True)
+        tmp = memo_dir / f".signature.{os.getpid()}.tmp"
+        tmp.write_text(signature, encoding="utf-8")
+        os.replace(tmp, memo)  # atomic: concurrent runs write the same content
+    _FOLDER_SIGNATURES[key] = signature
+    return signature
+
+
+def model_signature(model, revision: str | None = None) -> str:
+    """A model's name in signatures: Hub ``repo@<commit12>`` (the commit found in the local HF
+    cache; the revision asked for, or ``unresolved``, when it is not there), a local folder's
+    :func:`folder_signature`, or a loaded model's ``weights-sha256:<12 hex>`` (an object
+    without weights: ``loaded:<class>``, which argbench cannot see into)."""
+    if isinstance(model, Embedder):
+        return model.signature
+    if not isinstance(model, (str, os.PathLike)):
+        module = model if hasattr(model, "state_dict") else getattr(model, "model", None)
+        if module is None or not hasattr(module, "state_dict"):
+            return f"loaded:{type(model).__module__}.{type(model).__qualname__}"
+        return f"weights-sha256:{_weights_fingerprint(module)[:12]}"
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return folder_signature(path)
+    commit = _cached_commit(str(model), revision)
+    return f"{model}@{(commit or revision or 'unresolved')[:12]}"
+
+
 def _weights_fingerprint(model) -> str:
     """Content hash of a loaded model's parameters and module configuration."""
     h = hashlib.sha256(repr(model).encode())
@@ -131,6 +206,7 @@ class _Store:
             tmp = folder / f".identity.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(identity, indent=1, sort_keys=True))
             os.replace(tmp, info)  # atomic: concurrent runs write the same content
+        self.folder = folder
         self.path = folder / "embeddings.sqlite"
 
     def _connect(self) -> sqlite3.Connection:
@@ -214,6 +290,7 @@ class Embedder:
         self.identity = self._identify()
         self.key = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
         self._store = None
+        self._signature: str | None = None
         if cache_dir is not False:
             root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
             slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.name).name or "model")[:60]
@@ -240,6 +317,21 @@ class Embedder:
             self.model  # noqa: B018 - loading fills the HF cache
             commit = _cached_commit(repo, self.revision) or self.revision or "unknown"
         return {"kind": "hub", "repo": repo, "revision": commit}
+
+    @property
+    def signature(self) -> str:
+        """The model's name in metric signatures (see :func:`model_signature`)."""
+        if self._signature is None:
+            kind = self.identity["kind"]
+            if kind == "hub":
+                revision = self.identity["revision"]
+                self._signature = f"{self.identity['repo']}@{revision[:12]}"
+            elif kind == "path":
+                memo = self._store.folder if self._store else None
+                self._signature = folder_signature(self.identity["path"], memo)
+            else:
+                self._signature = f"weights-sha256:{self.identity['weights'][:12]}"
+        return self._signature
 
     @property
     def model(self):

@@ -78,6 +78,21 @@ class ChatEndpoint:
         self.max_workers = max_workers
         self._client = None
 
+    def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
+        """What of this judge can change a metric's number, for the metric's signature: the
+        model, ``prompt`` (:func:`argbench.signature.short_hash` of the template text, preceded
+        by the system message actually sent and a NUL byte when there is one), the
+        temperature (``default``: the server's) and ``max_tokens`` when set."""
+        from argbench.signature import short_hash
+
+        system = self.system if self.system is not None else system
+        text = f"{system}\0{prompt_template}" if system else prompt_template
+        temperature = "default" if self.temperature is None else float(self.temperature)
+        fields = [("llm", self.model), ("prompt", short_hash(text)), ("temp", temperature)]
+        if self.max_tokens is not None:
+            fields.append(("max_tokens", int(self.max_tokens)))
+        return fields
+
     @property
     def client(self):
         if self._client is None:

@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["tokenize", "token_texts", "spacy_tokenize", "get_tokenizer"]
+__all__ = ["tokenize", "token_texts", "spacy_tokenize", "get_tokenizer", "tokenizer_name"]
 
 CACHE_SIZE = 100_000  # chunks kept by the chunk cache
 CACHE_CHUNK_CHARS = 64  # longer chunks (URLs, number runs) are tokenised but not kept
@@ -455,3 +455,19 @@ def get_tokenizer(name: str):
 def _clear_cache() -> None:
     """Empty the chunk cache (benchmarks start from a fresh state)."""
     _rules().clear()
+
+
+def tokenizer_name(name: str) -> str:
+    """How a metric signature names the tokenizer: ``argbench-spacy<version>-rules-<sha8>``
+    (argbench's re-implementation, the spaCy version its rule tables come from and a short
+    hash of those tables) or ``spacy-<version>`` (spaCy itself)."""
+    from argbench.signature import short_hash
+
+    get_tokenizer(name)  # the same error for an unknown name
+    if name == "spacy":
+        import spacy
+
+        return f"spacy-{spacy.__version__}"
+    rules = resources.files("argbench").joinpath("data/spacy_en.json").read_text("utf-8")
+    found = re.search(r"spaCy (\d+(?:\.\d+)+)", json.loads(rules)["_about"])
+    return f"argbench-spacy{found.group(1) if found else '?'}-rules-{short_hash(rules)}"

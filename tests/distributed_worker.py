@@ -215,4 +215,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # run from the module under its own name, so the judge's name in the signature
+    # (tests.distributed_worker.first_word_judge) is the one the test process sees
+    from tests.distributed_worker import main as module_main
+
+    raise SystemExit(module_main())

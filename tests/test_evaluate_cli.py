@@ -396,7 +396,8 @@ def test_usage_errors(tmp_path, capsys):
         (["--column", "labels=x"], "INPUT one of predictions, references"),
         (["--option", "predictions=[]"], "is an input: set it with --column"),
         (["--references", path], "go with cq_reference_match"),
-        (["--dataset", "cam_answers"], "a FILE or --dataset, not both"),
+        (["--allow-missing"], "--allow-missing and --id go with FILE --dataset"),
+        (["--out", "r.json"], "--out needs --dataset"),
         (["--split", "train"], "--config and --split go with --dataset"),
     ]:
         code, _, err = run(capsys, "argument_relevance", path, *argv)
@@ -445,3 +446,14 @@ def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, ca
     published = (0.25, 0.21, 11.82)  # CAM Table 3, silver: Jaccard text / sentence, Levenshtein
     got = from_file["jaccard_text"], from_file["jaccard_sent"], from_file["levenshtein"]
     assert tuple(round(x, 2) for x in got) == published
+
+
+def test_cq_submission_as_json_lines(tmp_path, capsys, minilm):
+    """A shared-task submission in JSON Lines (one intervention per line) reads like the JSON one."""
+    path, submission = _submission(tmp_path)
+    lines = [{"intervention_id": k, **v} for k, v in submission.items()]
+    jsonl = write(tmp_path / "sub.jsonl", lines)
+    common = ("--references", str(VALIDATION), "--model", minilm)
+    from_json, _ = run_json(capsys, "cq_reference_match", path, *common)
+    from_jsonl, _ = run_json(capsys, "cq_reference_match", jsonl, *common)
+    assert from_jsonl == from_json

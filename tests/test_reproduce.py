@@ -144,6 +144,26 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     inputs = read_submission(path_of("cqs_gen", "trial_output", real_mirror), validation)
     direct = cq_reference_match(**inputs, model=minilm, threshold=0.65)
     assert direct["score"] == pytest.approx(score.argbench, abs=1e-12)
+    # each metric row names what produced it: the row at 0.65 has the metric's own signature
+    assert score.signature == direct["signature"] and "thr:>0.65" in score.signature
+    assert rows[("CQs-Gen", "threshold 0.6 (the public script's default) / score")].signature == (
+        direct["signature"].replace("thr:>0.65", "thr:>0.6")
+    )
+    assert (
+        score.dataset["content_hash"].startswith("sha256:") and score.dataset["version"] == "1.0.0"
+    )
+    report_rows = [
+        r for s in json.loads((tmp_path / "report.json").read_text())["sections"] for r in s["rows"]
+    ]
+    assert all(
+        {"item", "argbench", "published", "source", "note", "comparable", "diff"} <= set(r)
+        for r in report_rows
+    )
+    signed = [r for r in report_rows if r["signature"]]
+    assert signed and all(
+        r["signature"].split("|")[-1] == f"v:{argbench.__version__}" for r in signed
+    )
+    assert "- signature: `cq_reference_match|matcher:sts|" in (tmp_path / "report.md").read_text()
 
 
 @pytest.mark.mirror

@@ -15,6 +15,7 @@ COMMANDS: list[str] = [
     "argbench.cli.reproduce",
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
+    "argbench.cli.compare",
 ]
 
 
@@ -71,6 +72,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Exit status: 0 done, 1 the run failed (bad data, a failed computation), 2 bad usage."""
     args = parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for results files
     try:
         return args.run(args)
     except UsageError as error:

@@ -1,8 +1,8 @@
-"""``argbench evaluate METRIC``: run an argbench metric on a JSON/JSONL file or a dataset split.
+"""``argbench evaluate METRIC``: run an argbench metric on a JSON/JSONL file, a dataset split,
+or a system's predictions joined to a split (:func:`argbench.evaluate_predictions`).
 
-Records become compute() inputs through one column table (``COLUMNS``, overridable with
-``--column``); inputs are checked against the metric's features here, so bad input is an error
-naming the record and field, never an Arrow traceback.
+Records become compute() inputs through :mod:`argbench.records` (one column table,
+overridable with ``--column``; inputs checked against the metric's features there).
 """
 
 from __future__ import annotations
@@ -10,59 +10,59 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import math
+import shlex
 import sys
 from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
-from argbench.cli._io import read_json, read_records
+from argbench.cli._io import read_json
 from argbench.metrics import list_metrics
+from argbench.records import COLUMNS, inputs_from_records, resolve_columns
+from argbench.results import (
+    DatasetChoiceError,
+    add_intervals,
+    document,
+    evaluate_predictions,
+    load_split,
+    plain,
+    read_predictions,
+    split_item_ids,
+    write_results,
+)
 
-# metric -> compute() input -> record field ("a.b": field b of every element of list a).
-# Inputs that are metric features are required; the others (contexts, intervention_ids) are
-# used when the first record has the field.
-COLUMNS = {
-    "annotator_agreement": {"ratings": "ratings"},
-    "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
-    "argument_overlap": {"predictions": "answer", "references": "arguments"},
-    "argument_relevance": {"predictions": "answer", "references": "argument_relevance"},
-    "claim_relation": {"predictions": "score", "references": "label"},
-    "cq_reference_match": {
-        "predictions": "cqs",
-        "references": "references",
-        "intervention_ids": "intervention_id",
-    },
-    "cr_diversity": {"predictions": "cq"},
-    "rationale_f1": {
-        "predictions": "predicted_rationales",
-        "references": "rationales",
-        "contexts": "claim_a",
-    },
-}
-# metrics whose references are CAM argument lists ("N. " prefixes are stripped from files)
-ARGUMENT_LISTS = ("argument_overlap", "argument_answer_coherence")
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
 
 _DESCRIPTION = """\
-Command line: run an argbench metric on your records and print its scalar outputs.
+Command line: run an argbench metric and print its scalar outputs and its signature.
 
-Input is a JSON file (a list of records, or an object keyed by id whose values are records),
-a JSONL file (one record per line), or an argbench dataset split (--dataset). A record is an
-object; for a metric with one input (annotator_agreement, cr_diversity) it may also be the bare
-value (a list of ratings, a string). Default record fields per compute() input:
+Three ways in:
+  FILE                 records holding both predictions and references: a JSON file (a list
+                       of records, or an object keyed by id), or a JSONL file (one per line);
+  --dataset D          the records of a corpus split (e.g. cam_answers' own answers);
+  FILE --dataset D     your system's predictions (JSON, JSONL, or a CQs-Gen shared-task
+                       file), joined to the split by the corpus's own id -- intervention_id
+                       (cqs_gen), pair_id (claimdiff), question_id [+ answer_index]
+                       (cam_answers); references, labels and contexts come from the split.
+                       Split ids without a prediction, unknown ids and duplicates are errors
+                       (--allow-missing scores what is there and says how many are missing).
+D is an argbench dataset name, a folder written by argbench build, or a Hub dataset id.
+
+A record is an object; for a metric with one input (annotator_agreement, cr_diversity) it may
+also be the bare value (a list of ratings, a string). Default record fields per compute()
+input:
 
 {columns}
 
 Change them with --column INPUT=FIELD; FIELD may be "a.b" for field b of every element of list
-a (e.g. predictions=cqs.cq for a CQs-Gen submission). contexts and intervention_ids are used
-when the first record has the field. When a metric expects one string per example and the
-field holds a list (e.g. the CAM files' gpt_answers), each element is an example and the
-record's other fields are repeated. CAM argument lists in a file whose arguments all carry the
-authors' "N. " prefixes numbered 1, 2, ... (silver_112x3.json) are stripped of them, as the
-metrics expect (argument_overlap re-adds them where the notebook uses them).
-argument_relevance needs the human labels: per record one integer per argument (0-3, -1 or
-null for unknown), e.g. cam_answers' argument_relevance column.
+a (e.g. predictions=cqs.cq). contexts and intervention_ids are used when the first record has
+the field. When a metric expects one string per example and the field holds a list (e.g. the
+CAM files' gpt_answers), each element is an example and the record's other fields are
+repeated (not with --dataset predictions: one prediction per item). CAM argument lists in a
+file whose arguments all carry the authors' "N. " prefixes numbered 1, 2, ...
+(silver_112x3.json) are stripped of them, as the metrics expect. argument_relevance needs the
+human labels: per record one integer per argument (0-3, -1 or null for unknown), e.g.
+cam_answers' argument_relevance column.
 
 claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
 and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
@@ -73,19 +73,25 @@ precision-recall curve (needs matplotlib).
 cq_reference_match also reads shared-task files: SUBMISSION.json with --references
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
-Output: a name/value table of the scalar outputs (nested counts as a.b); --json prints the whole
-result, per-item lists included, as JSON (NaN, i.e. undefined, as null). Exit status 1 for bad
-input or a failed computation, 2 for bad usage (unknown metric, bad option).
+Output: the signature (everything that can change the number: cite it with the figure) and a
+name/value table of the scalar outputs (nested counts as a.b); --json prints the whole
+result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
+percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
+argbench compare (values, per-item scores, signature, dataset name/version/content hash,
+argbench version, command line, time). Exit status 1 for bad input or a failed computation,
+2 for bad usage (unknown metric, bad option).
 """
 
 _EPILOG = """\
 examples:
   ARGBENCH_SOURCES=/path/to/mirror argbench evaluate argument_relevance \\
       --dataset cam_answers --config silver_subset
+  argbench evaluate argument_relevance my_answers.jsonl --dataset cam_answers --config gold \\
+      --out my_answers.results.json
+  argbench evaluate cq_reference_match output.json --dataset cqs_gen --split validation \\
+      --model sentence-transformers/all-MiniLM-L6-v2 --allow-missing --ci --out results.json
   argbench evaluate argument_overlap silver_112x3.json --column predictions=gpt_answers
-  argbench evaluate rationale_f1 predictions.json --column predictions=my_rationales
-  argbench evaluate cq_reference_match output.json --references validation.json \\
-      --model sentence-transformers/all-MiniLM-L6-v2 --threshold 0.6
+  argbench evaluate cq_reference_match output.json --references validation.json --threshold 0.6
   argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
   argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
   argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
@@ -100,16 +106,40 @@ def add_commands(subparsers) -> None:
     )
     ev = subparsers.add_parser(
         "evaluate",
-        help="run a metric on a JSON/JSONL file or a dataset split",
+        help="run a metric on a file, a dataset split, or your predictions joined to a split",
         description=_DESCRIPTION.format(columns=table),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("metric", metavar="METRIC", choices=list_metrics(), help=", ".join(COLUMNS))
-    ev.add_argument("input", nargs="?", metavar="FILE", help="records: .json or .jsonl")
-    ev.add_argument("--dataset", help="read the records from this argbench dataset instead")
+    ev.add_argument(
+        "input", nargs="?", metavar="FILE", help="records or predictions: .json or .jsonl"
+    )
+    ev.add_argument(
+        "--dataset", help="argbench dataset name, built folder or Hub id: the split to score on"
+    )
     ev.add_argument("--config", help="--dataset config")
     ev.add_argument("--split", help="--dataset split (needed when there are several)")
+    ev.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="FILE --dataset: score the predicted items when some of the split's are missing",
+    )
+    ev.add_argument(
+        "--id",
+        metavar="FIELD[,FIELD]",
+        help="FILE --dataset: the id column(s) to join on (default: the corpus's own)",
+    )
+    ev.add_argument("--system", help="system name in the results file (default: FILE's stem)")
+    ev.add_argument(
+        "--out", metavar="RESULTS.json", help="write a results file (for argbench compare)"
+    )
+    ev.add_argument(
+        "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
+    )
+    ev.add_argument("--resamples", type=int, default=10_000, help="--ci resamples (10,000)")
+    ev.add_argument("--seed", type=int, default=0, help="--ci random seed (0)")
+    ev.add_argument("--confidence", type=float, default=0.95, help="--ci level (0.95)")
     ev.add_argument(
         "--column",
         action="append",
@@ -169,8 +199,10 @@ def add_commands(subparsers) -> None:
 
 def _cmd_evaluate(args) -> int:
     try:
-        result, header = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
-    except UsageError as error:
+        result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
+        if args.out:
+            write_results(doc, args.out)
+    except (UsageError, DatasetChoiceError) as error:
         print(f"argbench evaluate: error: {error}", file=sys.stderr)
         return 2
     except (ValueError, KeyError, TypeError, RuntimeError, OSError) as error:
@@ -178,15 +210,24 @@ def _cmd_evaluate(args) -> int:
         print(f"argbench evaluate: error: {message}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(_plain(result), ensure_ascii=False, allow_nan=False, indent=1))
+        print(json.dumps(plain(result), ensure_ascii=False, allow_nan=False, indent=1))
     else:
         print(header)
+        if result.get("signature"):
+            print(f"signature: {result['signature']}")
         print(format_table(result))
+    if args.out:
+        print(f"results written to {args.out}", file=sys.stderr)
     return 0
 
 
-def run(args, note=lambda message: None) -> tuple[dict, str]:
-    """Run ``args.metric`` on the records ``args`` names; returns (result, one-line header).
+def _command(args) -> str:
+    return shlex.join(["argbench", *getattr(args, "argv", sys.argv[1:])])
+
+
+def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
+    """Run ``args.metric`` on what ``args`` names: (result, one-line header, results document
+    when a dataset split is involved).
 
     The metric's plain function is called, not its evaluate module (the same code, tested equal):
     importing evaluate costs seconds, so bad input is reported at once and a text metric answers
@@ -198,29 +239,108 @@ def run(args, note=lambda message: None) -> tuple[dict, str]:
         raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
     compute, features = metric_function(args.metric)
     options = _options(args, compute, features)
+    if args.out and not args.dataset:
+        raise UsageError("--out needs --dataset: a results file names the split it scored")
+    if (args.allow_missing or args.id) and not (args.input and args.dataset):
+        raise UsageError("--allow-missing and --id go with FILE --dataset (predictions)")
+    if args.dev:
+        if "threshold" in options:
+            raise UsageError("give --threshold or --dev, not both")
+        options.update(_dev_options(args, features, note))
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
+        result = compute(**inputs, **options)
+        doc = None
+    elif args.input and args.dataset:
+        _check_dataset(args)
+        doc = evaluate_predictions(
+            args.metric,
+            args.input,
+            args.dataset,
+            args.config,
+            args.split,
+            options=options,
+            columns=_column_overrides(args),
+            id_fields=args.id.split(",") if args.id else None,
+            allow_missing=args.allow_missing,
+            system=args.system,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            num_proc=args.num_proc,
+            command=_command(args),
+            note=note,
+        )
+        result = doc["result"]
+        missing = (
+            f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
+        )
+        source = f"{args.input} on {_label(doc['dataset'])}"
+        header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
+        _plot(args, result, source, note)
+        return _with_intervals(args, result, doc), header, doc
     else:
-        records, keys, source = _records(args)
+        records, keys, source, split = _records(args)
+        columns = _columns(args, features)
         try:
-            inputs = _inputs(args, records, keys, features, note)
+            inputs = inputs_from_records(
+                args.metric,
+                records,
+                keys,
+                features,
+                columns,
+                note,
+                strip_numbers=not args.dataset,
+            )
         except ValueError as error:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
             raise
-    if args.dev:
-        if "threshold" in options:
-            raise UsageError("give --threshold or --dev, not both")
-        records, keys = _file_records(Path(args.dev))
-        dev = _inputs(args, records, keys, features, note)
-        options.update(dev_predictions=dev["predictions"], dev_references=dev["references"])
-    result = compute(**inputs, **options)
+        result = compute(**inputs, **options)
+        doc = None
+        if split is not None:
+            ids = split_item_ids(split)
+            if len(ids) != len(next(iter(inputs.values()))):
+                ids = None  # records expanded to several examples: no id per example
+            system = args.system or split.label()
+            doc = document(
+                args.metric,
+                result,
+                split=split,
+                item_ids=ids,
+                system=system,
+                command=_command(args),
+            )
     n = len(next(iter(inputs.values())))
+    _plot(args, result, source, note)
+    return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _dev_options(args, features, note) -> dict:
+    """claim_relation --dev FILE: the development records as compute() options."""
+    if not args.dev:
+        return {}
+    records, keys = _file_records(args.dev)
+    dev = inputs_from_records(args.metric, records, keys, features, _columns(args, features), note)
+    return {"dev_predictions": dev["predictions"], "dev_references": dev["references"]}
+
+
+def _plot(args, result: dict, source: str, note) -> None:
     if args.plot:
         plot_curve(result, args.plot, f"{args.metric} on {source}")
         note(f"precision-recall curve: {args.plot}")
-    return result, f"{args.metric} on {source}: {n:,} examples"
+
+
+def _with_intervals(args, result: dict, doc: dict | None) -> dict:
+    if args.ci:
+        add_intervals(result, args.resamples, args.seed, args.confidence)
+        if doc is not None:
+            doc["result"] = plain(result)
+    return result
+
+
+def _label(dataset: dict) -> str:
+    return "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
 
 
 def plot_curve(result: dict, path, title: str) -> None:
@@ -246,55 +366,41 @@ def plot_curve(result: dict, path, title: str) -> None:
 # ---- reading records ----
 
 
-def _records(args) -> tuple[list, list | None, str]:
-    """(records, their keys when the JSON was keyed by id, a description of the source)."""
+def _records(args) -> tuple[list, list | None, str, object]:
+    """(records, their keys when the JSON was keyed by id, a description of the source, the
+    split when the records are a dataset's)."""
     if args.dataset:
-        if args.input:
-            raise UsageError("give a FILE or --dataset, not both")
-        return (*_dataset_records(args), _dataset_label(args))
+        _check_dataset(args)
+        split = load_split(
+            args.dataset,
+            args.config,
+            args.split,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            num_proc=args.num_proc,
+        )
+        return split.data.to_list(), None, split.label(), split
     if args.config or args.split:
         raise UsageError("--config and --split go with --dataset")
     if not args.input:
         raise UsageError("give a FILE of records or --dataset NAME")
-    return (*_file_records(Path(args.input)), args.input)
+    return (*_file_records(args.input), args.input, None)
 
 
-def _file_records(path: Path) -> tuple[list, list | None]:
+def _check_dataset(args) -> None:
+    """An argbench dataset name and config are checked before anything is imported."""
+    import argbench
+
+    if args.dataset in argbench.list_datasets():
+        check_dataset(args.dataset, args.config)
+
+
+def _file_records(path) -> tuple[list, list | None]:
     """(records, their keys when the JSON was keyed by id) of a .json / .jsonl file."""
-    data = read_records(path, formats=("json", "jsonl"))
-    if isinstance(data, dict):
-        keys, records = list(data), list(data.values())
-    elif isinstance(data, list):
-        keys, records = None, data
-    else:
-        raise ValueError(f"{path}: expected a list of records or an object keyed by id")
+    records, keys = read_predictions(path, submissions=False)
     if not records:
         raise ValueError(f"{path}: no records")
     return records, keys
-
-
-def _dataset_label(args) -> str:
-    return "/".join(str(x) for x in (args.dataset, args.config, args.split) if x)
-
-
-def _dataset_records(args) -> tuple[list, None]:
-    import argbench
-
-    check_dataset(args.dataset, args.config)
-    data = argbench.load_dataset(
-        args.dataset,
-        args.config,
-        args.split,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
-        num_proc=args.num_proc,
-    )
-    if args.split is None:
-        if len(data) != 1:
-            raise UsageError(f"{_dataset_label(args)} has splits {', '.join(data)}: pick --split")
-        args.split = next(iter(data))
-        data = data[args.split]
-    return data.to_list(), None
 
 
 def _submission_inputs(args) -> tuple[dict, str]:
@@ -310,170 +416,59 @@ def _submission_inputs(args) -> tuple[dict, str]:
     if args.references:
         references = read_json(args.references)
     else:
-        import argbench
-
-        references = argbench.load_dataset(
+        references = load_split(
             "cqs_gen",
             "interventions",
             args.references_dataset,
             sources=args.sources,
             cache_dir=args.cache_dir,
-        ).to_list()
+        ).data.to_list()
     inputs = read_submission(
-        read_json(args.input), references, unknown=args.unknown, missing=args.missing
+        _submission(args.input), references, unknown=args.unknown, missing=args.missing
     )
     if not inputs["predictions"]:
         raise ValueError(f"{args.input}: no intervention to score")
     return inputs, args.input
 
 
-# ---- records -> compute() inputs ----
+def _submission(path) -> dict:
+    """A shared-task submission as ``{intervention_id: {"cqs": ...}}``, from JSON or JSON
+    Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
+    if Path(path).suffix != ".jsonl":
+        return read_json(path)
+    from argbench.scoring.cq_reference_match import MISSING
 
-
-def _columns(args, features) -> dict:
-    columns = dict(COLUMNS[args.metric])
-    for spec in args.column:
-        name, sep, field = spec.partition("=")
-        if not sep or name not in columns:
-            raise UsageError(
-                f"--column {spec!r}: expected INPUT=FIELD with INPUT one of {', '.join(columns)}"
-            )
-        columns[name] = field
-    return {name: field for name, field in columns.items() if field or name in features}
-
-
-def _where(index: int, keys) -> str:
-    return f"record {index}" + (f" ({keys[index]!r})" if keys else "")
-
-
-def _field(record, field: str, where: str):
-    if isinstance(record, dict) and field in record:
-        return record[field]
-    head, _, rest = field.partition(".")
-    if not isinstance(record, dict) or head not in record:
-        have = list(record) if isinstance(record, dict) else type(record).__name__
-        raise ValueError(f"{where}: no field {head!r} (has {have})")
-    value = record[head]
-    if not rest:
-        return value
-    if not isinstance(value, list):
-        raise ValueError(
-            f"{where}, field {head!r}: expected a list for {field!r}, got {value!r:.60}"
-        )
-    return [_field(item, rest, f"{where}, {head}[{j}]") for j, item in enumerate(value)]
-
-
-def _inputs(args, records, keys, features, note) -> dict:
-    columns = _columns(args, features)
-    single = next(iter(features)) if len(features) == 1 else None
-    used = {}
-    for name, field in columns.items():
-        first = records[0]
-        if name not in features and not (isinstance(first, dict) and field.split(".")[0] in first):
-            note(f"{name}: the records have no field {field!r}; not used")
-            continue
-        used[name] = field
-    inputs: dict = {name: [] for name in used}
-    expanded = []
+    records, _ = read_predictions(path)  # cqs as question strings
+    submission = {}
     for index, record in enumerate(records):
-        where = _where(index, keys)
-        if single and not isinstance(record, dict):
-            values = {single: record}
-        else:
-            values = {name: _field(record, field, where) for name, field in used.items()}
-        listed = [
-            name
-            for name, value in values.items()
-            if name in features and _is_string(features[name]) and isinstance(value, list)
-        ]
-        if listed:  # a list where a string is wanted: one example per element
-            expanded.append(index)
-            size = len(values[listed[0]])
-            values = {k: v if k == listed[0] else [v] * size for k, v in values.items()}
-        else:
-            values = {k: [v] for k, v in values.items()}
-        for name, value in values.items():
-            if name in features:
-                for item in value:
-                    _check(item, features[name], f"{where}, field {used.get(name, name)!r}")
-            inputs[name].extend(value)
-    if expanded:
-        note(
-            f"{len(expanded)} record(s) hold a list where a string is expected: "
-            f"{len(records)} records -> {len(next(iter(inputs.values())))} examples"
-        )
-    if args.metric in ARGUMENT_LISTS and not args.dataset:
-        inputs["references"] = _strip_numbers(inputs["references"], note)
-    return inputs
-
-
-def _is_string(feature) -> bool:
-    return feature == "string"
-
-
-def _check(value, feature, where: str) -> None:
-    """``value`` fits the metric feature, a plain ``INPUTS`` entry (see argbench.scoring);
-    None is allowed inside lists: metrics treat unknowns."""
-    from argbench.scoring import Labels
-
-    def fail(expected):
-        raise ValueError(f"{where}: expected {expected}, got {value!r:.80}")
-
-    if isinstance(feature, dict):
-        if not isinstance(value, dict):
-            fail(f"an object with {', '.join(feature)}")
-        for key, sub in feature.items():
-            if key not in value:
-                fail(f"an object with {', '.join(feature)} (no {key!r})")
-            _check(value[key], sub, f"{where}.{key}")
-    elif isinstance(feature, list):
-        if not isinstance(value, list):
-            fail("a list")
-        for j, item in enumerate(value):
-            if item is not None:
-                _check(item, feature[0], f"{where}[{j}]")
-    elif isinstance(feature, Labels):
-        if value not in feature.names and not (
-            type(value) is int and 0 <= value < len(feature.names)
-        ):
-            fail(f"one of {list(feature.names)} or its index")
-    elif _is_string(feature):
-        if not isinstance(value, str):
-            fail("a string")
-    elif feature.startswith(("int", "uint")):
-        if type(value) is not int:
-            fail("an integer")
-    elif feature.startswith("float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail("a number")
-
-
-def _strip_numbers(references: list, note) -> list:
-    """Drop the authors' ``"N. "`` prefixes when every argument of every record has its own."""
-    from argbench.loaders._readers import parse_numbered
-
-    total = 0
-    for index, arguments in enumerate(references):
-        for position, argument in enumerate(arguments, 1):
-            parsed = parse_numbered(argument)
-            if not parsed or parsed[0] != position:
-                if total or parsed:
-                    note(
-                        f"arguments kept as they are: example {index} argument {position - 1} "
-                        f"is not numbered '{position}. ' ({argument!r:.60})"
-                    )
-                return references
-            total += 1
-    if not total:
-        return references
-    note(
-        "stripped the authors' 'N. ' prefixes from the arguments: numbered 1, 2, ... in all "
-        f"{len(references)} examples"
-    )
-    return [[parse_numbered(a)[1] for a in arguments] for arguments in references]
+        if not isinstance(record, dict) or "intervention_id" not in record:
+            raise ValueError(f"{path}, record {index}: no field 'intervention_id'")
+        cqs = record.get("cqs")
+        if isinstance(cqs, list):
+            is_missing = cqs == [MISSING]
+            cqs = MISSING if is_missing else [{"id": j, "cq": q} for j, q in enumerate(cqs)]
+        submission[str(record["intervention_id"])] = {**record, "cqs": cqs}
+    return submission
 
 
 # ---- options and output ----
+
+
+def _column_overrides(args) -> dict[str, str]:
+    overrides = {}
+    for spec in args.column:
+        name, sep, field = spec.partition("=")
+        if not sep or name not in COLUMNS[args.metric]:
+            raise UsageError(
+                f"--column {spec!r}: expected INPUT=FIELD with INPUT one of "
+                f"{', '.join(COLUMNS[args.metric])}"
+            )
+        overrides[name] = field
+    return overrides
+
+
+def _columns(args, features) -> dict:
+    return resolve_columns(args.metric, _column_overrides(args), features)
 
 
 def _options(args, compute, features) -> dict:
@@ -502,23 +497,10 @@ def _options(args, compute, features) -> dict:
     return options
 
 
-def _plain(value):
-    """JSON-ready: numpy scalars and arrays as Python values, NaN / inf as None."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "tolist"):  # numpy scalar or array
-        return _plain(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], list[str]]:
     """(name, value) of the scalar outputs (nested dicts as ``a.b``), and the other names."""
     rows, other = [], []
-    for key, value in _plain(result).items():
+    for key, value in plain(result).items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             sub_rows, sub_other = scalars(value, f"{name}.")
@@ -532,7 +514,8 @@ def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], l
 
 
 def format_table(result: dict) -> str:
-    rows, other = scalars(result)
+    """The scalar outputs as a name/value table (the signature is printed above it)."""
+    rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
     width = max([len("name")] + [len(name) for name, _ in rows])
     lines = [f"{'name':<{width}}  value"]
     for name, value in rows:

@@ -16,6 +16,7 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
     ``excerpts="notebook"``, and the mean over answers of each answer's mean decision,
     ``aac_by_answer``). The judge is ``--judge`` (an LLM name; a callable in tests); without
     one the row is marked not run."""
+    data = ctx.dataset("cam_answers", config, "train", answers)
     item, key = f"{config} / AAC", f"cam/table3/{config}/aac"
     if not ctx.judge:
         note = (
@@ -39,7 +40,15 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
     )
     if result["n_unparsed"]:
         note += f"; {result['n_unparsed']} replies not 0/1, left out"
-    return row(item, result["aac_by_answer"], key, note, comparable=paper_judge)
+    return row(
+        item,
+        result["aac_by_answer"],
+        key,
+        note,
+        comparable=paper_judge,
+        signature=result["signature"],
+        dataset=data,
+    )
 
 
 def cam_table3(ctx: Context) -> Section:
@@ -50,18 +59,28 @@ def cam_table3(ctx: Context) -> Section:
     sbert_model, sbert_note = ctx.embedding_model(SBERT_MODEL)
     for config in CONFIGS:
         answers = ctx.load("cam_answers", config, "train")
+        data = ctx.dataset("cam_answers", config, "train", answers)
         predictions, arguments = answers["answer"], answers["arguments"]
         overlap = argument_overlap(predictions, arguments)
+        by_metric = {"signature": overlap["signature"], "dataset": data}
         for metric in ("jaccard_text", "jaccard_sent", "levenshtein"):
             key = f"cam/table3/{config}/{metric}"
-            section.rows.append(row(f"{config} / {metric}", overlap[metric], key))
+            section.rows.append(row(f"{config} / {metric}", overlap[metric], key, **by_metric))
         key = f"cam/table3/{config}/sbert"
         if sbert_model is None:
             section.rows.append(row(f"{config} / sbert", None, key, sbert_note, comparable=False))
         else:
-            sbert = argument_overlap(predictions, arguments, model=sbert_model)["sbert"]
+            sbert = argument_overlap(predictions, arguments, model=sbert_model)
             section.rows.append(
-                row(f"{config} / sbert", sbert, key, sbert_note, comparable=not sbert_note)
+                row(
+                    f"{config} / sbert",
+                    sbert["sbert"],
+                    key,
+                    sbert_note,
+                    comparable=not sbert_note,
+                    signature=sbert["signature"],
+                    dataset=data,
+                )
             )
         strict = argument_relevance(predictions, answers["argument_relevance"])
         labels = [
@@ -76,6 +95,8 @@ def cam_table3(ctx: Context) -> Section:
                     strict[metric],
                     f"cam/table3/{config}/{metric}",
                     "argbench default (strict)",
+                    signature=strict["signature"],
+                    dataset=data,
                 )
             )
             section.rows.append(
@@ -84,6 +105,8 @@ def cam_table3(ctx: Context) -> Section:
                     notebook[metric],
                     f"cam/notebook/{config}/{metric}",
                     "notebook parser, skips uncited answers, notebook's label join",
+                    signature=notebook["signature"],
+                    dataset=data,
                 )
             )
         section.rows.append(coherence_row(ctx, config, answers))
@@ -358,6 +381,7 @@ def cam_expert_agreement(ctx: Context) -> Section:
     appear only as ``rater_k``."""
     section = Section("CAM", "expert agreement (control items of expert_annotation.xlsx)")
     control = ctx.load("cam_relevance", "expert", "control")
+    data = ctx.dataset("cam_relevance", "expert", "control", control)
     domain = list(range(control.features["label"].num_classes))
     for items, exclude in (("without 'Cats vs Dogs'", (("Cats", "Dogs"),)), ("all items", ())):
         matrix, _ = control_matrix(control, exclude)
@@ -375,6 +399,8 @@ def cam_expert_agreement(ctx: Context) -> Section:
                     value,
                     f"cam/expert/{name}",
                     f"release sheet: {sheet:.4f}",
+                    signature=stats["signature"],
+                    dataset=data,
                 )
             )
         for statistic in (
@@ -382,7 +408,14 @@ def cam_expert_agreement(ctx: Context) -> Section:
             "krippendorff_alpha_interval",
             "cohen_kappa_mean",
         ):
-            section.rows.append(Row(f"{statistic} ({shape})", stats[statistic]))
+            section.rows.append(
+                Row(
+                    f"{statistic} ({shape})",
+                    stats[statistic],
+                    signature=stats["signature"],
+                    dataset=data,
+                )
+            )
     return section
 
 

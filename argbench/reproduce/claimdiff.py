@@ -127,9 +127,19 @@ def claimdiff_relation_baseline(ctx: Context) -> Section:
             )
             results[(config, split)] = result
             label = f"ClaimDiff-{config} {split} ({table})"
+            identity = ctx.dataset("claimdiff", config, split, test)
             for measure in ("auroc", "f1", "precision", "recall"):
                 section.rows.append(
-                    Row(f"{label} / {measure}", result[measure], None, "", baseline, False)
+                    Row(
+                        f"{label} / {measure}",
+                        result[measure],
+                        None,
+                        "",
+                        baseline,
+                        False,
+                        signature=result["signature"],
+                        dataset=identity,
+                    )
                 )
             everything = claim_relation([1] * len(test), test["label"], hard_labels=True)
             section.rows.append(
@@ -140,6 +150,8 @@ def claimdiff_relation_baseline(ctx: Context) -> Section:
                     "",
                     f"reference point: precision {everything['precision']:.4f}, recall 1",
                     False,
+                    signature=everything["signature"],
+                    dataset=identity,
                 )
             )
         section.notes.append(

@@ -99,14 +99,21 @@ def cqs_gen_tables12(ctx: Context) -> Section:
 
 
 def cqs_gen_system_output(ctx: Context) -> Section:
-    from argbench.scoring.cq_reference_match import NAE, cq_reference_match, read_submission
+    from argbench.scoring.cq_reference_match import (
+        NAE,
+        cq_reference_match,
+        read_submission,
+        threshold_field,
+    )
     from argbench.scoring.cr_diversity import cr_diversity
+    from argbench.signature import Signature
 
     section = Section(
         "CQs-Gen", "reference-based evaluation of a real system output (output_llama8.json)"
     )
     submission_path = path_of("cqs_gen", "trial_output", ctx.sources)
     validation = ctx.load("cqs_gen", "interventions", "validation")
+    data = ctx.dataset("cqs_gen", "interventions", "validation", validation)
     inputs = read_submission(submission_path, validation)
     model, note = ctx.embedding_model(STS_MODEL)
     if model is None:
@@ -128,13 +135,23 @@ def cqs_gen_system_output(ctx: Context) -> Section:
         return float(np.mean(scores)), counts[NAE] / len(final), counts
 
     comparable = not note
+    matched_signature = Signature.parse(matched["signature"])
     for threshold, why in ((0.65, "the paper's threshold"), (0.6, "the public script's default")):
         score, nae, counts = at(threshold)
         label = f"threshold {threshold} ({why})"
-        section.rows.append(Row(f"{label} / score", score, None, "", note, comparable))
-        section.rows.append(Row(f"{label} / NAE rate", nae, None, "", note, comparable))
+        # the figures at this threshold are those of the metric run with it
+        by_metric = {
+            "signature": matched_signature.replace(thr=threshold_field(threshold)).render(),
+            "dataset": data,
+        }
+        section.rows.append(Row(f"{label} / score", score, None, "", note, comparable, **by_metric))
+        section.rows.append(
+            Row(f"{label} / NAE rate", nae, None, "", note, comparable, **by_metric)
+        )
         for name, count in counts.items():
-            section.rows.append(Row(f"{label} / {name}", count, None, "", "", comparable))
+            section.rows.append(
+                Row(f"{label} / {name}", count, None, "", "", comparable, **by_metric)
+            )
     questions = [q for row in inputs["predictions"] for q in row]
     diversity = cr_diversity(questions)
     section.rows.append(row("questions", len(questions), "cqs_gen/trial_output/questions"))
@@ -143,7 +160,9 @@ def cqs_gen_system_output(ctx: Context) -> Section:
         ("cr_diversity", "1 / compression_ratio"),
         ("ngram_diversity", "sum over n=1..4 of unique/all n-grams, as diversity 0.3.1"),
     ):
-        section.rows.append(Row(key, diversity[key], None, "", how))
+        section.rows.append(
+            Row(key, diversity[key], None, "", how, signature=diversity["signature"])
+        )
     section.notes.append(
         f"model: {model}; the paper reports no figure for this trial system, so the rows show argbench's values only."
     )

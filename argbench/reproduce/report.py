@@ -28,6 +28,8 @@ class Row:
     source: str = ""  # where the published figure comes from
     note: str = ""
     comparable: bool = True
+    signature: str | None = None  # of the metric that computed argbench's figure
+    dataset: dict | None = None  # name, config, split, version, content_hash of its data
 
     @property
     def diff(self) -> float | None:
@@ -89,10 +91,26 @@ class Context:
 
     _models: dict = field(default_factory=dict)
 
+    _identities: dict = field(default_factory=dict)
+
     def load(self, name, config=None, split=None):
         from argbench import load_dataset
 
         return load_dataset(name, config, split, sources=self.sources, cache_dir=self.cache_dir)
+
+    def dataset(self, name: str, config: str, split: str, data=None) -> dict | None:
+        """What a metric row names its data by: name, config, split, version, content hash
+        (None for data that is not a dataset split, e.g. a test's plain columns)."""
+        if data is not None and not hasattr(data, "info"):
+            return None
+        key = (name, config, split)
+        if key not in self._identities:
+            from argbench.results import Split
+
+            data = self.load(name, config, split) if data is None else data
+            identity = Split(data, name, config, split, str(data.info.version), "argbench")
+            self._identities[key] = {k: v for k, v in identity.identity().items() if k != "source"}
+        return self._identities[key]
 
     def embedding_model(self, paper_model: str):
         """(model, note): ``--model``, else the paper's model, else the offline MiniLM.
@@ -211,10 +229,20 @@ def render_markdown(sections: list[Section], figures: list[str]) -> str:
                 f"{'—' if diff is None else f'{diff:+.4g}'} | {row.source} | {row.note} |"
             )
         lines += [""] + [f"- {note}" for note in section.notes] + ([""] if section.notes else [])
+        signatures = list(dict.fromkeys(r.signature for r in section.rows if r.signature))
+        data = {_dataset_text(r.dataset): None for r in section.rows if r.dataset is not None}
+        if signatures or data:
+            lines += [f"- signature: `{signature}`" for signature in signatures]
+            lines += [f"- data: {text}" for text in data] + [""]
         lines += [f"_computed in {section.seconds:.1f}s_", ""]
     if figures:
         lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]
     return "\n".join(lines)
+
+
+def _dataset_text(dataset: dict) -> str:
+    where = "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
+    return f"{where} version {dataset.get('version')}, `{dataset.get('content_hash')}`"
 
 
 def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> None:

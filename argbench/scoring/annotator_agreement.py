@@ -10,6 +10,8 @@ from itertools import combinations
 
 import numpy as np
 
+from argbench.signature import Signature
+
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"ratings": ["float64"]}
 
@@ -172,6 +174,8 @@ def agreement(ratings, categories=None) -> dict:
         rater_pairs=pairs,
         rater_pairs_undefined=undefined,
     )
+    listed = "observed" if categories is None else [f"{c:g}" for c in np.asarray(categories, float)]
+    result["signature"] = Signature("annotator_agreement", [("categories", listed)]).render()
     return result
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from argbench.citations import notebook_citations, parse_citations
+from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["string"]}
@@ -149,10 +150,14 @@ def argument_answer_coherence(
                     f"judge returned {value!r} for ({argument!r}, {text!r}); expected 0 or 1"
                 )
             decisions.append(int(value))
+        fields = [("judge", callable_name(judge))]
     elif judge == "nli":
+        from argbench.embedding import model_signature
+
         if model is None:
             raise ValueError("judge='nli' needs model= (a CrossEncoder NLI name, folder or model)")
         decisions = _nli_decisions(unique, model, entailment_label, batch_size, device)
+        fields = [("judge", "nli"), ("model", model_signature(model)), ("label", entailment_label)]
     elif judge == "llm":
         from argbench.llm import PromptTemplate, endpoint_from
 
@@ -160,12 +165,15 @@ def argument_answer_coherence(
             DEFAULT_PROMPT if prompt_template is None else prompt_template, ("argument", "excerpt")
         )
         prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
-        replies = endpoint_from(llm).complete(prompts, system=SYSTEM_PROMPT)
+        endpoint = endpoint_from(llm)
+        replies = endpoint.complete(prompts, system=SYSTEM_PROMPT)
         decisions = [_parse_reply(r) for r in replies]
+        fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]
     else:
         raise ValueError(f"judge must be 'nli', 'llm' or a callable, got {judge!r}")
 
     decided = dict(zip(unique, zip(decisions, replies, strict=True), strict=True))
+    fields.append(("excerpts", excerpts))
     pairs_out, answer_means, all_decisions, unparsed = [], [], [], []
     for i, (rows, has_numbers) in enumerate(zip(per_answer, cited, strict=True)):
         out = []
@@ -182,16 +190,21 @@ def argument_answer_coherence(
             answer_means.append(float(np.mean(scored)))
         elif has_numbers and references[i] and not any(p["coherent"] is None for p in out):
             answer_means.append(0.0)  # cites only numbers with no argument: 0, as the notebook
+        else:
+            answer_means.append(None)  # nothing judged: not scored
+    by_answer = [m for m in answer_means if m is not None]
     return {
         "aac": float(np.mean(all_decisions)) if all_decisions else float("nan"),
-        "aac_by_answer": float(np.mean(answer_means)) if answer_means else float("nan"),
+        "aac_by_answer": float(np.mean(by_answer)) if by_answer else float("nan"),
         "n_pairs": len(all_decisions),
         "n_answers": len(predictions),
-        "n_answers_scored": len(answer_means),
+        "n_answers_scored": len(by_answer),
         "n_without_arguments": sum(1 for arguments in references if not arguments),
         "n_out_of_range": out_of_range,
         "n_empty_excerpts": empty,
         "n_unparsed": len(unparsed),
         "unparsed": unparsed,
+        "signature": Signature("argument_answer_coherence", fields).render(),
         "pairs": pairs_out,
+        "per_item": {"aac_by_answer": answer_means},
     }

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 from argbench.citations import notebook_excerpts, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, check_str_list, mean_or_nan
+from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["string"]}
@@ -54,7 +55,7 @@ def argument_overlap(
     n = check_same_length(predictions=predictions, references=references)
     if model is not None and sentence_similarity is not None:
         raise ValueError("pass model= or sentence_similarity=, not both")
-    text_j: list[float] = []
+    text_j: list[float | None] = []  # per answer; None: no argument list
     sent_j: list[float] = []
     levs: list[float] = []
     groups: list[tuple[list[str], list[str]]] = []  # per answer: (excerpts, numbered arguments)
@@ -64,6 +65,7 @@ def argument_overlap(
         arguments = check_str_list("references", i, references[i])
         if not arguments:
             skipped += 1
+            text_j.append(None)
             continue
         numbered = numbered_arguments(arguments)
         text_j.append(_jaccard(set(" ".join(numbered).split()), set(answer.split())))
@@ -82,19 +84,26 @@ def argument_overlap(
             levs.append(min(Levenshtein.distance(t, words) for t in arg_tokens))
         groups.append((found, numbered))
     out = {
-        "jaccard_text": mean_or_nan(text_j),
+        "jaccard_text": mean_or_nan([j for j in text_j if j is not None]),
         "jaccard_sent": mean_or_nan(sent_j),
         "levenshtein": mean_or_nan(levs),
         "n_answers": n,
         "n_without_arguments": skipped,
         "n_excerpts": len(sent_j),
     }
+    sbert = "none"
     if model is not None:
         from argbench.embedding import CosineSimilarity
 
         everything = [text for found, numbered in groups for text in (*found, *numbered)]
         sentence_similarity = CosineSimilarity(model, everything, **(embedding_options or {}))
+        sbert = sentence_similarity.embedder.signature
+    elif sentence_similarity is not None:
+        sbert = callable_name(sentence_similarity)
     if sentence_similarity is not None:
         sims = [float(max(row)) for g in groups for row in sentence_similarity(*g)]
         out["sbert"] = mean_or_nan(sims)
+    fields = [("excerpts", excerpts), ("tok", "whitespace"), ("sbert", sbert)]
+    out["signature"] = Signature("argument_overlap", fields).render()
+    out["per_item"] = {"jaccard_text": text_j}
     return out

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
+from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["int64"]}
@@ -34,9 +35,7 @@ def argument_relevance(
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int):
         raise TypeError(f"relevance_threshold must be an int, got {relevance_threshold!r}")
     n = check_same_length(predictions=predictions, references=references)
-    precisions: list[float] = []
-    recalls: list[float] = []
-    f1s: list[float] = []
+    per_item: dict[str, list[float | None]] = {"precision": [], "recall": [], "f1": []}
     counts = dict.fromkeys(
         ("n_without_citations", "n_without_relevant", "n_out_of_range", "n_unknown_cited"), 0
     )
@@ -75,27 +74,25 @@ def argument_relevance(
             counts["n_without_citations"] += 1
         if not relevant:
             counts["n_without_relevant"] += 1
-            continue
-        if not used:
-            if semantics == "notebook":
-                continue
-            precisions.append(0.0)
-            recalls.append(0.0)
-            f1s.append(0.0)
-            continue
-        hit = len(used & relevant)
-        p, r = hit / len(used), hit / len(relevant)
-        precisions.append(p)
-        recalls.append(r)
-        f1s.append(harmonic_f1(p, r))
+            p = r = f = None
+        elif not used:
+            p = r = f = None if semantics == "notebook" else 0.0
+        else:
+            hit = len(used & relevant)
+            p, r = hit / len(used), hit / len(relevant)
+            f = harmonic_f1(p, r)
+        for key, value in (("precision", p), ("recall", r), ("f1", f)):
+            per_item[key].append(value)
+    scored = {key: [v for v in values if v is not None] for key, values in per_item.items()}
+    fields = [("parser", semantics), ("relevant", f">={relevance_threshold}")]
     return {
-        "precision": mean_or_nan(precisions),
-        "recall": mean_or_nan(recalls),
-        "f1": mean_or_nan(f1s),
+        **{key: mean_or_nan(values) for key, values in scored.items()},
         "n_answers": n,
-        "n_scored": len(f1s),
+        "n_scored": len(scored["f1"]),
         **counts,
         "generated_share": generated / groups if groups else 0.0,
+        "signature": Signature("argument_relevance", fields).render(),
+        "per_item": per_item,
     }
 
 

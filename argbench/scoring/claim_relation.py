@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from argbench.scoring._checks import check_same_length, harmonic_f1
+from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "float64", "references": "int64"}
@@ -140,6 +141,7 @@ def claim_relation(
             **_prf(labels.astype(bool), decided),
             "threshold": None,
             **result,
+            "signature": _signature("hard-labels", None, "none"),
         }
     scores = _scores("predictions", predictions)
     if dev_given:
@@ -166,6 +168,7 @@ def claim_relation(
         **_prf(labels.astype(bool), scores >= threshold),
         "threshold": float(threshold),
         **result,
+        "signature": _signature("scores", threshold, "dev-max-f1" if dev_given else "given"),
     }
     if curve:
         precision, recall, thresholds = precision_recall_curve(labels, scores)
@@ -175,6 +178,14 @@ def claim_relation(
             "thresholds": thresholds.tolist(),
         }
     return out
+
+
+def _signature(decisions: str, threshold, chosen: str) -> str:
+    """decisions (scores or hard labels), the threshold applied (``>=``) and where it came
+    from: given, or chosen on development data (then the value depends on that data)."""
+    thr = "none" if threshold is None else f">={float(threshold)!r}"
+    fields = [("decisions", decisions), ("thr", thr), ("thr_from", chosen)]
+    return Signature("claim_relation", fields).render()
 
 
 def draw_pr_curve(ax, result: dict, label: str, color=None) -> None:

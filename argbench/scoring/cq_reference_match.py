@@ -18,6 +18,7 @@ import numpy as np
 
 from argbench.constants import CQ_LABELS
 from argbench.scoring import Labels
+from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_PROMPT",
     "cq_reference_match",
     "read_submission",
+    "threshold_field",
 ]
 
 LABELS = list(CQ_LABELS)  # the cqs_gen ClassLabel order
@@ -58,6 +60,11 @@ core meaning and the same intent, even if the wording differs. Reply with that r
 and nothing else. If no reference asks for the same information, reply exactly:
 Similar reference not found.
 Do not explain your answer."""
+
+
+def threshold_field(threshold: float) -> str:
+    """The ``thr`` value of the signature: the comparison and the threshold (``>0.65``)."""
+    return f">{float(threshold)!r}"
 
 
 def _label_name(value, label_names, where: str) -> str:
@@ -247,6 +254,7 @@ def cq_reference_match(
 
     if callable(matcher):
         decided = _callable_match(preds, refs, matcher)
+        fields = [("matcher", callable_name(matcher))]
     elif matcher == "sts":
         from argbench.embedding import Embedder
 
@@ -262,6 +270,11 @@ def cq_reference_match(
             )
         )
         decided = _sts_match(preds, refs, threshold, embedder)
+        fields = [
+            ("matcher", "sts"),
+            ("model", embedder.signature),
+            ("thr", threshold_field(threshold)),
+        ]
     elif matcher == "llm":
         from argbench.llm import PromptTemplate, endpoint_from
 
@@ -269,7 +282,9 @@ def cq_reference_match(
             DEFAULT_PROMPT if prompt_template is None else prompt_template,
             ("references", "question"),
         )
-        decided = _llm_match(preds, refs, endpoint_from(llm), template)
+        endpoint = endpoint_from(llm)
+        decided = _llm_match(preds, refs, endpoint, template)
+        fields = [("matcher", "llm"), *endpoint.signature_fields(template.text)]
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
 
@@ -296,6 +311,9 @@ def cq_reference_match(
         similarities.append(sims)
         scores.append(lab.count("Useful") / QUESTIONS)
 
+    fields.append(("max_q", "all" if max_questions is None else int(max_questions)))
+    if label_names != LABELS:
+        fields.append(("labels", label_names))
     counts = Counter(label for lab in labels for label in lab)
     n_questions = sum(counts.values())
     result = {
@@ -312,7 +330,9 @@ def cq_reference_match(
         "n_empty": n_empty,
         "n_unparsed": len(unparsed),
         "unparsed": unparsed,
+        "signature": Signature("cq_reference_match", fields).render(),
         "intervention_scores": scores,
+        "per_item": {"score": scores},
         "labels": labels,
         "matched_ids": matched_ids,
         "similarities": similarities,

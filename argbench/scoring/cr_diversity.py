@@ -9,6 +9,7 @@ import math
 from collections.abc import Sequence
 
 from argbench.scoring._checks import check_str
+from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string"}
@@ -85,10 +86,15 @@ def ngram_diversity(predictions: Sequence[str], num_n: int = 4) -> float:
 
 
 def cr_diversity(predictions: Sequence[str], algorithm: str = "gzip", num_n: int = 4) -> dict:
-    """The CQs-Gen diversity figures of one system's generated texts."""
+    """The CQs-Gen diversity figures of one system's generated texts.
+
+    Corpus-level numbers: no per-item scores (see the card on comparing systems)."""
     ratio = compression_ratio(predictions, algorithm)
     return {
         "compression_ratio": ratio,
         "cr_diversity": 1 / ratio,
         "ngram_diversity": ngram_diversity(predictions, num_n),
+        "signature": Signature(
+            "cr_diversity", [("compressor", algorithm), ("ngram_n", num_n)]
+        ).render(),
     }

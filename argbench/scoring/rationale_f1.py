@@ -11,6 +11,7 @@ from argbench.scoring._checks import (
     harmonic_f1,
     mean_or_nan,
 )
+from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": ["string"], "references": ["string"]}
@@ -50,7 +51,7 @@ def rationale_f1(
     context (ERASER's positional spans). Without, a phrase is the set of its token strings and
     an example's rationale tokens are the union of those sets (positions unknown).
     """
-    from argbench.tokenize import get_tokenizer
+    from argbench.tokenize import get_tokenizer, tokenizer_name
 
     tok = get_tokenizer(tokenizer)
     if not 0 <= iou_threshold <= 1:
@@ -62,9 +63,11 @@ def rationale_f1(
     tp = n_pred = n_gold = 0
     macro_p: list[float] = []
     macro_r: list[float] = []
-    tok_p: list[float] = []
-    tok_r: list[float] = []
-    tok_f: list[float] = []
+    per_item: dict[str, list[float | None]] = {
+        "token_f1": [],
+        "token_precision": [],
+        "token_recall": [],
+    }
     for i in range(n):
         pred = check_str_list("predictions", i, predictions[i])
         gold = check_str_list("references", i, references[i])
@@ -96,13 +99,14 @@ def rationale_f1(
         # token level: sets of covered tokens
         pt = set().union(*pred_units)
         gt = set().union(*gold_units)
+        p = r = f = None  # no predicted or gold token: not scored
         if pt or gt:
             both = len(pt & gt)
             p = both / len(pt) if pt else 0.0
             r = both / len(gt) if gt else 0.0
-            tok_p.append(p)
-            tok_r.append(r)
-            tok_f.append(harmonic_f1(p, r))
+            f = harmonic_f1(p, r)
+        for key, value in (("token_f1", f), ("token_precision", p), ("token_recall", r)):
+            per_item[key].append(value)
     micro_p = tp / n_pred if n_pred else 0.0
     micro_r = tp / n_gold if n_gold else 0.0
     mp = mean_or_nan(macro_p) if macro_p else 0.0
@@ -114,12 +118,23 @@ def rationale_f1(
         "iou_f1_macro": harmonic_f1(mp, mr),
         "iou_precision_macro": mp,
         "iou_recall_macro": mr,
-        "token_f1": mean_or_nan(tok_f),
-        "token_precision": mean_or_nan(tok_p),
-        "token_recall": mean_or_nan(tok_r),
+        **{key: mean_or_nan(_scored(values)) for key, values in per_item.items()},
         "n_examples": n,
-        "n_token_scored": len(tok_f),
+        "n_token_scored": len(_scored(per_item["token_f1"])),
+        "signature": Signature(
+            "rationale_f1",
+            [
+                ("tok", tokenizer_name(tokenizer)),
+                ("spans", "positions" if contexts is not None else "token-sets"),
+                ("iou", f">={float(iou_threshold)!r}"),
+            ],
+        ).render(),
+        "per_item": per_item,
     }
+
+
+def _scored(values: list) -> list[float]:
+    return [v for v in values if v is not None]
 
 
 def _phrase_tokens(phrase: str, tok: Callable) -> frozenset:

@@ -45,7 +45,7 @@ Args:
 Returns:
     krippendorff_alpha_nominal, krippendorff_alpha_ordinal, krippendorff_alpha_interval,
     fleiss_kappa, cohen_kappa_mean (floats); raters, items, items_with_two_or_more_ratings,
-    ratings, rater_pairs, rater_pairs_undefined (counts).
+    ratings, rater_pairs, rater_pairs_undefined (counts); signature.
 Examples:
     >>> metric = evaluate.load("metrics/annotator_agreement")  # or argbench.load_metric
     >>> r = metric.compute(ratings=[[0, 0, 1], [2, 2, 2], [1, None, 1], [3, 3, 2]])

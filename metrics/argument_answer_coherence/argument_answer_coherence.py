@@ -28,7 +28,8 @@ Args:
     excerpts (str): "argbench" (default, argbench.citations) or "notebook" (the authors' regex).
 Returns:
     aac, aac_by_answer, n_pairs, n_answers, n_answers_scored, n_out_of_range,
-    n_empty_excerpts, n_unparsed, unparsed, pairs (per answer: argument, excerpt, coherent).
+    n_empty_excerpts, n_unparsed, unparsed, pairs (per answer: argument, excerpt, coherent);
+    signature; per_item (aac_by_answer per answer, None if nothing was judged).
 Examples:
     >>> metric = evaluate.load("metrics/argument_answer_coherence")  # or argbench.load_metric
     >>> def same_subject(argument, excerpt):  # a toy judge: same first word

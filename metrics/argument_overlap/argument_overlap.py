@@ -27,7 +27,8 @@ Args:
         row of similarities per excerpt, called once per answer: adds `sbert`.
 Returns:
     jaccard_text, jaccard_sent, levenshtein, n_answers, n_without_arguments, n_excerpts,
-    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model.
+    and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model;
+    signature; per_item (jaccard_text per answer).
 Examples:
     >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],

@@ -25,7 +25,8 @@ Args:
 Returns:
     precision, recall, f1 (means over scored answers), n_answers, n_scored,
     n_without_citations, n_without_relevant, n_out_of_range, n_unknown_cited, n_unparsed,
-    generated_share.
+    generated_share; signature; per_item (precision, recall, f1 per answer, None if
+    not scored).
 Examples:
     >>> metric = evaluate.load("metrics/argument_relevance")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["A is faster [1, 2]. B is cheaper [generated]."],

@@ -30,7 +30,7 @@ Args:
 Returns:
     auroc (NaN for hard labels or one-class references), f1, precision, recall, threshold
     (None for hard labels), dev_f1 (when chosen on dev), n_examples, n_positive,
-    n_predicted_positive, pr_curve ({precision, recall, thresholds}, for scores).
+    n_predicted_positive, pr_curve ({precision, recall, thresholds}, for scores); signature.
 Examples:
     >>> metric = evaluate.load("metrics/claim_relation")  # or argbench.load_metric
     >>> r = metric.compute(predictions=[0.9, 0.8, 0.4, 0.3, 0.2], references=[1, 0, 1, 0, 0],

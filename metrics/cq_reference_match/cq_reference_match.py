@@ -41,7 +41,8 @@ Args:
 Returns:
     score, nae_rate, useful_rate, label_counts, n_interventions, n_questions, n_missing_cqs,
     n_short, n_long, n_duplicates, n_empty, n_unparsed, unparsed, intervention_scores,
-    and per question labels, matched_ids, similarities.
+    and per question labels, matched_ids, similarities; signature; per_item (score per
+    intervention).
 Examples:
     >>> metric = evaluate.load("metrics/cq_reference_match")  # or argbench.load_metric
     >>> refs = [[{"id": "a", "cq": "Is the source reliable?", "label": 0},

@@ -31,7 +31,7 @@ Args:
     algorithm (str): "gzip" (default), "zstd" or "xz".
     num_n (int): largest n-gram size for ngram_diversity, default 4.
 Returns:
-    compression_ratio, cr_diversity, ngram_diversity (unrounded floats).
+    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); signature.
 Examples:
     >>> metric = evaluate.load("metrics/cr_diversity")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Is the claim true?", "Is the claim true?", "Who says so?"])

@@ -39,7 +39,8 @@ Args:
     tokenizer (str): "argbench" (default, spaCy-compatible, pure Python) or "spacy".
 Returns:
     iou_f1, iou_precision, iou_recall (micro), iou_f1_macro, iou_precision_macro,
-    iou_recall_macro, token_f1, token_precision, token_recall, n_examples, n_token_scored.
+    iou_recall_macro, token_f1, token_precision, token_recall, n_examples, n_token_scored;
+    signature; per_item (token_f1, token_precision, token_recall per example).
 Examples:
     >>> metric = evaluate.load("metrics/rationale_f1")  # or argbench.load_metric
     >>> r = metric.compute(predictions=[["Stone as the access point"]],
