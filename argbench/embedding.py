@@ -11,7 +11,9 @@ Cache location: ``cache_dir=`` argument, else ``$ARGBENCH_EMBEDDINGS_CACHE``, el
 ``cache_dir=False`` disables the cache. One folder per model identity holds
 ``identity.json`` (what the key was computed from) and ``embeddings.sqlite`` (sha256 of the
 text → float32 vector); SQLite gives atomic writes, and processes on one machine may share
-the file (writers wait for each other). Missing texts are encoded and stored in chunks of
+the file (writers wait for each other). Vectors are checked when written and when read
+(finite, unit length); a bad one is recomputed, and a database SQLite cannot read is moved
+aside and rebuilt, each with a warning. Missing texts are encoded and stored in chunks of
 ``ENCODE_CHUNK``, so an interrupted run keeps what it encoded.
 
 Several devices or processes: ``device=["cuda:0", "cuda:1"]`` or ``processes=N`` hands the
@@ -27,15 +29,20 @@ import json
 import os
 import re
 import sqlite3
+import time
+import warnings
 import weakref
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from argbench.scoring._checks import check_text
 from argbench.sources import is_offline
 
 __all__ = [
+    "CacheError",
     "CosineSimilarity",
     "Embedder",
     "ModelUnavailableError",
@@ -52,6 +59,10 @@ _SQL_CHUNK = 500
 ENCODE_CHUNK = 8192
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
 _FOLDER_SIGNATURES: dict[tuple[str, str], str] = {}  # (path, cheap fingerprint) -> signature
+
+
+class CacheError(OSError):
+    """The embedding cache database cannot be opened or written (not: corrupt, it is rebuilt)."""
 
 
 class ModelUnavailableError(OSError):
@@ -197,7 +208,10 @@ def _unavailable(
 
 
 class _Store:
-    """SQLite table ``sha256(text) -> float32 vector`` for one model identity."""
+    """SQLite table ``sha256(text) -> float32 vector`` for one model identity.
+
+    A database SQLite cannot read (a truncated or overwritten file) is moved aside with a
+    warning and started afresh, so one bad file does not fail every later run."""
 
     def __init__(self, folder: Path, identity: dict):
         folder.mkdir(parents=True, exist_ok=True)
@@ -209,38 +223,68 @@ class _Store:
         self.folder = folder
         self.path = folder / "embeddings.sqlite"
 
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=120)
-        # A new file: 32 KiB pages and a rowid table keep a vector (up to ~8,000 floats) in its
-        # row, ~1.1x the vector's bytes. (Files of the earlier WITHOUT ROWID layout, ~3x with
-        # 4 KiB pages, are read and written as they are.)
-        con.execute("PRAGMA page_size = 32768")
-        con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB)")
-        return con
+    def _run(self, action):
+        for attempt in (1, 2):
+            con = None
+            try:
+                con = sqlite3.connect(self.path, timeout=120)
+                # A new file: 32 KiB pages and a rowid table keep a vector (up to ~8,000
+                # floats) in its row, ~1.1x the vector's bytes. (Files of the earlier WITHOUT
+                # ROWID layout, ~3x with 4 KiB pages, are read and written as they are.)
+                con.execute("PRAGMA page_size = 32768")
+                con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB)")
+                return action(con)
+            except sqlite3.OperationalError as error:  # locked for 120 s, unwritable, ...
+                raise CacheError(
+                    f"embedding cache {self.path} cannot be used ({error}); point "
+                    f"${CACHE_ENV} or cache_dir= at a writable folder, or pass cache_dir=False"
+                ) from error
+            except sqlite3.DatabaseError as error:  # not a database, or a damaged one
+                if attempt == 2:
+                    raise
+                self._move_aside(error)
+            finally:
+                if con is not None:
+                    con.close()
+
+    def _move_aside(self, error) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}-{os.getpid()}")
+        for part in (self.path, *self.path.parent.glob(self.path.name + "-*")):  # -journal, -wal
+            try:
+                os.replace(part, aside.with_name(aside.name + part.name[len(self.path.name) :]))
+            except FileNotFoundError:
+                pass  # another process moved it first
+        warnings.warn(
+            f"embedding cache {self.path} is corrupt ({error}); moved it to {aside.name} and "
+            "started a new one (delete the old file when you no longer need it)",
+            stacklevel=4,
+        )
 
     def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
-        found: dict[bytes, bytes] = {}
-        con = self._connect()
-        try:
+        def read(con):
+            found: dict[bytes, bytes] = {}
             for start in range(0, len(keys), _SQL_CHUNK):
                 chunk = keys[start : start + _SQL_CHUNK]
                 marks = ",".join("?" * len(chunk))
-                rows = con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk)
-                found.update(rows)
-        finally:
-            con.close()
-        return found
+                found.update(con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk))
+            return found
+
+        return self._run(read)
 
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        con = self._connect()
-        try:
-            with con:  # one transaction: all or nothing
+        def write(con):
+            with con:  # one transaction: all or nothing; REPLACE repairs invalid rows
                 con.executemany(
-                    "INSERT OR IGNORE INTO emb (key, vec) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO emb (key, vec) VALUES (?, ?)",
                     ((k, v.tobytes()) for k, v in zip(keys, vectors, strict=True)),
                 )
-        finally:
-            con.close()
+
+        self._run(write)
+
+
+def _unit(vector: np.ndarray) -> bool:
+    """Finite and of length 1 (every stored vector is L2-normalised; NaN or 0 is damage)."""
+    return bool(np.isfinite(vector).all()) and abs(float(vector @ vector) - 1.0) < 1e-3
 
 
 class Embedder:
@@ -358,39 +402,9 @@ class Embedder:
             self._model = _LOADED[key]
         return self._model
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 embeddings, one row per input text (duplicates share a row's value)."""
-        texts = list(texts)
-        for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{index}] must be a str, got {type(text).__name__}")
-        unique = list(dict.fromkeys(texts))
-        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
-        cached = self._store.get(keys) if self._store and keys else {}
-        missing = [i for i, key in enumerate(keys) if key not in cached]
-        new = self._encode_missing([unique[i] for i in missing], [keys[i] for i in missing])
-        if not unique:
-            return np.zeros((0, 0), dtype=np.float32)
-        dim = new.shape[1] if new is not None else len(next(iter(cached.values()))) // 4
-        matrix = np.empty((len(unique), dim), dtype=np.float32)
-        if new is not None:
-            matrix[missing] = new
-        for i, key in enumerate(keys):
-            if key in cached:
-                vector = np.frombuffer(cached[key], dtype=np.float32)
-                if vector.shape[0] != dim:
-                    raise ValueError(
-                        f"embedding cache {self._store.path} holds vectors of size "
-                        f"{vector.shape[0]}, expected {dim}; delete that folder"
-                    )
-                matrix[i] = vector
-        position = {text: i for i, text in enumerate(unique)}
-        return matrix[[position[t] for t in texts]]
-
-    def _encode_missing(self, texts: list[str], keys: list[bytes]) -> np.ndarray | None:
-        """Encode ``texts`` chunk by chunk, each chunk stored in the cache as it is done."""
-        if not texts:
-            return None
+    def _run_model(self, texts: list[str], where: list[int], keys: list[bytes]) -> np.ndarray:
+        """Unit vectors from the model, ``ENCODE_CHUNK`` texts at a time, each chunk cached
+        when done; a NaN or zero row is an error naming the text."""
         progress = self.show_progress_bar
         if progress is None:
             progress = len(texts) >= PROGRESS_MIN
@@ -403,15 +417,66 @@ class Embedder:
         with tqdm(total=len(texts), unit="text", desc="encoding", disable=not progress) as bar:
             for start in range(0, len(texts), ENCODE_CHUNK):
                 chunk = texts[start : start + ENCODE_CHUNK]
-                vectors = self.model.encode(
+                new = self.model.encode(
                     chunk, convert_to_numpy=True, show_progress_bar=False, **options
                 ).astype(np.float32, copy=False)
                 self.n_encoded += len(chunk)
+                for row, vector in enumerate(new):
+                    if not _unit(vector):
+                        kind = "NaN" if not np.isfinite(vector).all() else "zero or non-unit"
+                        raise ValueError(
+                            f"texts[{where[start + row]}] ({chunk[row]!r:.60}): the model gave "
+                            f"a {kind} embedding ({self.name}); nothing of its chunk was "
+                            "cached. The model is broken or cannot embed this text"
+                        )
                 if self._store:
-                    self._store.put(keys[start : start + len(chunk)], vectors)
-                chunks.append(vectors)
+                    self._store.put(keys[start : start + len(chunk)], new)
+                chunks.append(new)
                 bar.update(len(chunk))
         return np.concatenate(chunks)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 embeddings, one row per input text (duplicates share a row's value).
+
+        Cached vectors are checked as they are read: one that is not finite, unit-length and
+        of the model's size is recomputed and replaced, with a warning."""
+        texts = list(texts)
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{index}] must be a str, got {type(text).__name__}")
+            check_text(text, f"texts[{index}]")
+        first = {}
+        for index, text in enumerate(texts):
+            first.setdefault(text, index)
+        unique = list(first)
+        if not unique:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
+        cached = self._store.get(keys) if self._store else {}
+        vectors = {
+            i: np.frombuffer(cached[k], np.float32) for i, k in enumerate(keys) if k in cached
+        }
+        sizes = Counter(len(v) for v in vectors.values() if _unit(v))
+        size = sizes.most_common(1)[0][0] if sizes else None
+        invalid = [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
+        todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
+        while todo:  # twice at most: when the model's size differs from the cached one
+            new = self._run_model(
+                [unique[i] for i in todo], [first[unique[i]] for i in todo], [keys[i] for i in todo]
+            )
+            vectors.update(zip(todo, new, strict=True))
+            todo = [i for i, v in vectors.items() if len(v) != new.shape[1]]
+            invalid += todo
+        if invalid:
+            warnings.warn(
+                f"embedding cache {self._store.path}: {len(set(invalid))} cached embedding(s) "
+                "were invalid (NaN, zero, not unit length or the wrong size) and were "
+                "recomputed",
+                stacklevel=2,
+            )
+        matrix = np.stack([vectors[i] for i in range(len(unique))])
+        position = {text: i for i, text in enumerate(unique)}
+        return matrix[[position[t] for t in texts]]
 
     def pool(self):
         """The multi-process pool (started on first use, one process per target device)."""

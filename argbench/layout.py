@@ -9,9 +9,10 @@ package as soon as it is imported.)
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Callable
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -206,37 +207,123 @@ def build(
 
     ``repo_id``: the Hub repository the folder is for, named in the card's "How to load".
     ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
+    Builds of one dataset into one folder take turns (a lock file ``.<name>.lock`` beside
+    it), and each first removes what a killed build left (``.<name>.partial-*``,
+    ``.<name>.old-*``). The folder is made like any other, so it follows the umask.
     """
     log = log or (lambda message: None)
     cls = builder_class(name)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = output_folder(Path(out_dir))
     final = out_dir / name
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.partial-", dir=out_dir))
-    try:
-        infos, statistics, download_sizes = {}, {}, {}
-        for config in config_names(name):
-            log(f"{name}/{config}: building")
-            splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
-            for split, ds in splits.items():
-                target = staging / "data" / config / PARQUET_NAME.format(split=split)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                ds.to_parquet(str(target))
-                log(f"{name}/{config}/{split}: {len(ds):,} rows -> {target.relative_to(staging)}")
-            infos[config] = next(iter(splits.values())).info
-            infos[config].splits = _splits_of(splits)
-            statistics[config] = cls.card_statistics(config, dict(splits))
-            download_sizes[config] = sum(
-                p.stat().st_size for p in (staging / "data" / config).glob("*.parquet")
-            )
-        card = render_card(name, infos, statistics, download_sizes, repo_id)
-        (staging / "README.md").write_text(card, encoding="utf-8")
-        _replace_dir(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    if final.exists() and not final.is_dir():
+        raise FileExistsError(
+            f"{final} is a file, not a dataset folder; move it away or choose another --out"
+        )
+    with _turn(out_dir, name, log):
+        for leftover in sorted(out_dir.glob(f".{name}.partial-*")) + sorted(
+            out_dir.glob(f".{name}.old-*")
+        ):
+            _remove(leftover)
+            log(f"removed {leftover.name}, left by an interrupted build")
+        staging = out_dir / f".{name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+        staging.mkdir()  # not tempfile.mkdtemp: its 0700 would make the build private
+        try:
+            infos, statistics, download_sizes = {}, {}, {}
+            for config in config_names(name):
+                log(f"{name}/{config}: building")
+                splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+                for split, ds in splits.items():
+                    target = staging / "data" / config / PARQUET_NAME.format(split=split)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    ds.to_parquet(str(target))
+                    log(
+                        f"{name}/{config}/{split}: {len(ds):,} rows -> "
+                        f"{target.relative_to(staging)}"
+                    )
+                infos[config] = next(iter(splits.values())).info
+                infos[config].splits = _splits_of(splits)
+                statistics[config] = cls.card_statistics(config, dict(splits))
+                download_sizes[config] = sum(
+                    p.stat().st_size for p in (staging / "data" / config).glob("*.parquet")
+                )
+            card = render_card(name, infos, statistics, download_sizes, repo_id)
+            (staging / "README.md").write_text(card, encoding="utf-8")
+            _replace_dir(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     log(f"{name}: written to {final}")
     return final
+
+
+def output_folder(out_dir: Path) -> Path:
+    """``out_dir``, created if missing; errors say what is wrong with it and what to do."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(
+            f"output folder {out_dir} is a file; pass a folder (it is created when missing)"
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            f"cannot create output folder {out_dir}: a part of that path is a file"
+        ) from None
+    except PermissionError as error:
+        raise _cannot_write(out_dir, error) from None
+    return out_dir
+
+
+def _cannot_write(out_dir: Path, error: OSError) -> PermissionError:
+    return PermissionError(
+        f"cannot write to output folder {out_dir} ({error.strerror}: {error.filename}); "
+        "choose a folder you can write to with --out"
+    )
+
+
+@contextmanager
+def _turn(out_dir: Path, name: str, log: Callable[[str], None]):
+    """Hold ``out_dir/.<name>.lock`` for the build (flock: released when the process dies,
+    so a killed build never blocks the next). The holder deletes the file when done; a waiter
+    that then holds a deleted file opens the new one. Without fcntl (Windows) builds do not
+    take turns."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path, told = out_dir / f".{name}.lock", False
+    while True:
+        try:
+            handle = open(path, "a")  # noqa: SIM115 - held for the whole build
+        except PermissionError as error:
+            raise _cannot_write(out_dir, error) from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not told:
+                log(f"waiting for another build of {name} into {out_dir} (lock {path.name})")
+                told = True
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        held = os.fstat(handle.fileno())
+        try:
+            now = path.stat()
+        except FileNotFoundError:
+            now = None
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            break
+        handle.close()  # the previous holder deleted this file: take the new one
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # while still holding it
+        handle.close()
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path)
 
 
 def _splits_of(splits):
@@ -256,7 +343,7 @@ def _replace_dir(staging: Path, final: Path) -> None:
         trash = final.with_name(f".{final.name}.old-{os.getpid()}")
         os.replace(final, trash)
         os.replace(staging, final)
-        shutil.rmtree(trash, ignore_errors=True)
+        _remove(trash)
     else:
         os.replace(staging, final)
 

@@ -2,17 +2,31 @@
 
 Configuration comes from the arguments, else the environment: ``ARGBENCH_LLM_MODEL``,
 ``ARGBENCH_LLM_BASE_URL`` (else ``OPENAI_BASE_URL``, else OpenAI), ``ARGBENCH_LLM_API_KEY``
-(else ``OPENAI_API_KEY``). Rate limits (429) and server errors are retried by the openai client
-with exponential backoff (honouring ``Retry-After``); a request that still fails raises
-:class:`LLMError` naming the prompt, never a silent default.
+(else ``OPENAI_API_KEY``). Timeouts, rate limits (429) and server errors are retried a few times
+with backoff (honouring ``Retry-After``); an endpoint that stays down or refuses the key raises
+:class:`LLMError` saying which setting to change. A reply that cannot be used is a failed
+judgment: the judges raise :class:`JudgmentError` for any, or mark the result incomplete.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from concurrent.futures import ThreadPoolExecutor
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["ChatEndpoint", "LLMError", "PromptTemplate", "endpoint_from"]
+__all__ = [
+    "ChatEndpoint",
+    "Failed",
+    "JudgmentError",
+    "LLMError",
+    "PromptTemplate",
+    "endpoint_from",
+]
 
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
 BASE_URL_ENV = "ARGBENCH_LLM_BASE_URL"
@@ -39,11 +53,85 @@ class PromptTemplate:
 
 
 class LLMError(RuntimeError):
-    """A request to the chat endpoint failed after the client's retries."""
+    """The run was stopped: the endpoint refused us, stayed unreachable or stopped answering."""
+
+
+class JudgmentError(RuntimeError):
+    """Some judgments failed (a reply that does not parse, or a request with no usable reply)."""
+
+
+ON_FAILURE = ("error", "incomplete")
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A request that gave no reply text: why, and what came back (shortened), for the report."""
+
+    reason: str
+    raw: str | None = None
+
+
+# Statuses worth another attempt; 401/403/404 would fail the same way for every prompt.
+_RETRY_STATUS = {408, 409, 429}
+_STOP_STATUS = {
+    401: "the endpoint refused the API key: check ${key} or llm={{'api_key': ...}}",
+    403: "the endpoint refused the API key: check ${key} or llm={{'api_key': ...}}",
+    404: "no such model or path: check the model name and base_url (${url})",
+}
+_SHOWN = 300  # characters of a raw reply kept for the report
+
+
+def _retry_after(response) -> float | None:
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(headers[name]) / scale)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
+
+
+def _reply_text(body: str) -> str | Failed:
+    """The message content of a chat-completion body, or why there is none."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return Failed("HTTP 200 but the body is not JSON", body[:_SHOWN])
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return Failed("HTTP 200 but no choices[0].message.content", body[:_SHOWN])
+    if not isinstance(content, str):
+        return Failed("the reply message has no text content", body[:_SHOWN])
+    return content
+
+
+class _Run:
+    """Counters of one complete() call, shared by its worker threads."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.failed, self.retried = total, 0, 0, 0
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def line(self) -> str:
+        return (
+            f"llm: {self.done}/{self.total} requests done, {self.failed} failed, "
+            f"{self.retried} retried"
+        )
 
 
 class ChatEndpoint:
-    """Sends one user prompt per request (plus an optional system message), in parallel threads."""
+    """Sends one user prompt per request (plus an optional system message), in parallel threads.
+
+    Failing fast is the default: each attempt waits at most ``timeout`` seconds, a timeout,
+    connection error, 429 or 5xx is retried at most ``max_retries`` times (backoff 0.5 s, 1 s,
+    ... or the server's Retry-After), and the run stops when no request has finished for
+    ``stall_timeout`` seconds; so a dead endpoint fails within about a minute, a slow one
+    within two. 401/403/404 stop the run at once; a 400 or a malformed body fails that one
+    request (not retried). ``progress`` (a callable, False, or None for stderr) hears the
+    counts every ``progress_every`` seconds of a longer run.
+    """
 
     def __init__(
         self,
@@ -54,9 +142,12 @@ class ChatEndpoint:
         system: str | None = None,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 6,
+        timeout: float = 20.0,
+        max_retries: int = 2,
+        stall_timeout: float = 120.0,
         max_workers: int = 4,
+        progress: Callable[[str], None] | bool | None = None,
+        progress_every: float = 10.0,
     ):
         self.model = model or os.environ.get(MODEL_ENV)
         if not self.model:
@@ -70,12 +161,20 @@ class ChatEndpoint:
                 f"no API key: set ${KEY_ENV} or $OPENAI_API_KEY (any non-empty string for a "
                 "local server that needs none)"
             )
+        for name, value in (("timeout", timeout), ("stall_timeout", stall_timeout)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"llm {name} must be a number of seconds > 0, got {value!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"llm max_retries must be an int >= 0, got {max_retries!r}")
         self.system = system
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self.timeout = timeout
+        self.timeout = float(timeout)
         self.max_retries = max_retries
+        self.stall_timeout = float(stall_timeout)
         self.max_workers = max_workers
+        self.progress = progress
+        self.progress_every = progress_every
         self._client = None
 
     def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
@@ -94,19 +193,21 @@ class ChatEndpoint:
         return fields
 
     @property
+    def where(self) -> str:
+        return f"model {self.model!r} at {self.base_url or 'the OpenAI API'}"
+
+    @property
     def client(self):
         if self._client is None:
             from openai import OpenAI
 
+            # one attempt per call: _request retries, so it can count, stop and explain
             self._client = OpenAI(
-                base_url=self.base_url,
-                api_key=self.api_key,
-                timeout=self.timeout,
-                max_retries=self.max_retries,
+                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=0
             )
         return self._client
 
-    def _ask(self, prompt: str, system: str | None) -> str | None:
+    def _ask(self, prompt: str, system: str | None) -> str | Failed:
         messages = [{"role": "user", "content": prompt}]
         if system:
             messages.insert(0, {"role": "system", "content": system})
@@ -115,38 +216,154 @@ class ChatEndpoint:
             options["temperature"] = self.temperature
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
-        response = self.client.chat.completions.create(
+        raw = self.client.chat.completions.with_raw_response.create(
             model=self.model, messages=messages, **options
         )
-        try:
-            content = response.choices[0].message.content
-        except (AttributeError, IndexError, TypeError):
-            return None  # a response without a message: the caller counts it as unparseable
-        return content if isinstance(content, str) else None
+        return _reply_text(raw.http_response.text)
 
-    def complete(self, prompts: list[str], system: str | None = None) -> list[str | None]:
-        """The reply text per prompt (None when a response carries no text); equal prompts asked once.
+    def _request(self, index: int, prompt: str, system: str | None, run: _Run) -> str | Failed:
+        """One prompt with retries; raises LLMError when the whole run must stop."""
+        import openai
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self._ask(prompt, system)
+            except openai.APIStatusError as error:
+                status, body = error.status_code, error.response.text[:_SHOWN]
+                if status in _STOP_STATUS:
+                    hint = _STOP_STATUS[status].format(key=KEY_ENV, url=BASE_URL_ENV)
+                    raise LLMError(
+                        f"{self.where}: HTTP {status} for prompt #{index} (not retried): "
+                        f"{hint}. Reply: {body}"
+                    ) from None
+                if status not in _RETRY_STATUS and status < 500:
+                    return Failed(f"HTTP {status} (not retried)", body)
+                why, wait = f"HTTP {status}: {body[:120]}", _retry_after(error.response)
+                hint = (
+                    "Raise llm max_retries= or lower max_workers= (the server asks to slow down)."
+                    if status == 429
+                    else "The server keeps failing; check its logs."
+                )
+            except openai.APITimeoutError:
+                why, wait = f"no reply within timeout={self.timeout:g}s", None
+                hint = (
+                    "If the server is only slow, raise the per-request timeout: "
+                    "llm={'timeout': 120} (CLI: --option 'llm={\"timeout\": 120}')"
+                )
+            except openai.APIConnectionError as error:
+                why, wait = f"cannot connect ({error.__cause__ or error})", None
+                hint = f"Is the server running? Check base_url / ${BASE_URL_ENV}."
+            if attempt > self.max_retries or run.stop.is_set():
+                raise LLMError(
+                    f"{self.where}: prompt #{index} failed, {why}, after {attempt} attempts "
+                    f"({attempt - 1} retries); stopped the run at {run.done}/{run.total} "
+                    f"requests done. {hint}"
+                )
+            with run.lock:
+                run.retried += 1
+            delay = wait if wait is not None else min(8.0, 0.5 * 2 ** (attempt - 1))
+            if run.stop.wait(min(delay, self.stall_timeout)):
+                raise LLMError("stopped")  # another request stopped the run
+
+    def complete(self, prompts: list[str], system: str | None = None) -> list[str | Failed]:
+        """The reply text per prompt, or a :class:`Failed` for a request that gave no usable
+        reply; equal prompts are asked once. Raises :class:`LLMError` when the run stops.
 
         ``system`` is the caller's default system message; the endpoint's own ``system`` wins.
         """
         unique = list(dict.fromkeys(prompts))
         system = self.system if self.system is not None else system
+        first = {p: i for i, p in reversed(list(enumerate(prompts)))}
+        run = _Run(len(unique))
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        results: queue.SimpleQueue = queue.SimpleQueue()
+        for position in range(len(unique)):
+            todo.put(position)
 
-        def ask(index: int) -> str | None:
-            try:
-                return self._ask(unique[index], system)
-            except Exception as error:
-                raise LLMError(
-                    f"chat request for prompt #{prompts.index(unique[index])} to model "
-                    f"{self.model!r} at {self.base_url or 'the OpenAI API'} failed after "
-                    f"{self.max_retries} retries (timeout {self.timeout}s): "
-                    f"{type(error).__name__}: {error}"
-                ) from error
+        def work():
+            while not run.stop.is_set():
+                try:
+                    position = todo.get_nowait()
+                except queue.Empty:
+                    return
+                prompt = unique[position]
+                try:
+                    results.put((position, self._request(first[prompt], prompt, system, run)))
+                except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+                    results.put((position, error))
 
-        with ThreadPoolExecutor(max_workers=max(1, self.max_workers)) as pool:
-            replies = list(pool.map(ask, range(len(unique))))
-        by_prompt = dict(zip(unique, replies, strict=True))
+        if unique:
+            self.client  # noqa: B018 - made once here, not by racing worker threads
+        # daemon threads: a request hanging in the socket cannot keep a stopped run alive
+        for _ in range(min(max(1, self.max_workers), len(unique))):
+            threading.Thread(target=work, daemon=True).start()
+        say = self._reporter()
+        replies: dict[int, str | Failed] = {}
+        last = start = reported = time.monotonic()
+        try:
+            while len(replies) < len(unique):
+                wait = self.stall_timeout - (time.monotonic() - last)
+                if say:
+                    wait = min(wait, max(0.05, reported + self.progress_every - time.monotonic()))
+                try:
+                    position, reply = results.get(timeout=max(0.0, wait))
+                except queue.Empty:
+                    now = time.monotonic()
+                    if now - last >= self.stall_timeout:
+                        raise LLMError(
+                            f"{self.where}: no request finished for {self.stall_timeout:g}s "
+                            f"({run.line()[5:]}); stopped the run. If the server is only slow, "
+                            "raise llm stall_timeout= and timeout= (CLI: --option "
+                            '\'llm={"timeout": 120, "stall_timeout": 300}\')'
+                        ) from None
+                else:
+                    if isinstance(reply, BaseException):
+                        raise reply
+                    replies[position] = reply
+                    last = time.monotonic()
+                    with run.lock:
+                        run.done += 1
+                        run.failed += isinstance(reply, Failed)
+                if say and time.monotonic() - reported >= self.progress_every:
+                    reported = time.monotonic()
+                    say(f"{run.line()} ({reported - start:.0f}s)")
+        finally:
+            run.stop.set()
+        if say and (self.progress_every == 0 or time.monotonic() - start >= self.progress_every):
+            say(f"{run.line()} ({time.monotonic() - start:.0f}s)")
+        by_prompt = {unique[i]: reply for i, reply in replies.items()}
         return [by_prompt[p] for p in prompts]
+
+    def _reporter(self) -> Callable[[str], None] | None:
+        if self.progress is False:
+            return None
+        if callable(self.progress):
+            return self.progress
+        return lambda line: print(line, file=sys.stderr, flush=True)
+
+
+def settle_judgments(failed: list[dict], total: int, on_failure: str) -> dict:
+    """The completeness fields of a judge metric's result; with ``on_failure="error"`` any
+    failed judgment raises, showing how many and the first few replies."""
+    if failed and on_failure == "error":
+        shown = "; ".join(
+            f"{', '.join(f'{k} {v}' for k, v in f.items() if k not in ('reply', 'error'))}: "
+            f"{f['error']}: {f['reply']!r:.160}"
+            for f in failed[:3]
+        )
+        raise JudgmentError(
+            f"{len(failed)} of {total} judgments failed, so no score is given. First: {shown}. "
+            "Fix the endpoint or prompt, or pass on_failure='incomplete' to score only what "
+            "was judged (the result says complete=False; argbench evaluate: --allow-incomplete)"
+        )
+    return {"complete": not failed, "n_failed": len(failed), "failed": failed}
+
+
+def check_on_failure(on_failure) -> None:
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure must be one of {ON_FAILURE}, got {on_failure!r}")
 
 
 def endpoint_from(llm, **defaults) -> ChatEndpoint:

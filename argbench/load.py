@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import warnings
+
 from datasets.exceptions import DatasetGenerationError
 
 from argbench.loaders import builder_class
@@ -37,10 +40,25 @@ def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None):
 
 
 def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None):
+    """The dataset; a cached copy that cannot be read (truncated or overwritten Arrow files)
+    is deleted and built again from the sources, with a warning, instead of failing every run."""
+    import pyarrow as pa
+
     prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
     if split is not None and split not in prepared.info.splits:
         raise ValueError(
             f"dataset {name!r} config {prepared.config.name!r} has no split {split!r}; "
             f"splits: {', '.join(prepared.info.splits)}"
         )
-    return prepared.as_dataset(split=split)
+    try:
+        return prepared.as_dataset(split=split)
+    except (pa.ArrowInvalid, OSError) as error:
+        folder = prepared.cache_dir
+        warnings.warn(
+            f"datasets cache {folder} of {name}/{prepared.config.name} cannot be read "
+            f"({type(error).__name__}: {error}); deleted and rebuilt from the sources",
+            stacklevel=2,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+        prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+        return prepared.as_dataset(split=split)

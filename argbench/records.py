@@ -9,6 +9,8 @@ record and field, never an Arrow traceback. Used by ``argbench evaluate`` and by
 
 from __future__ import annotations
 
+from argbench.scoring._checks import check_value
+
 # metric -> compute() input -> record field ("a.b": field b of every element of list a).
 # Inputs that are metric features are required; the others (contexts, intervention_ids) are
 # used when the first record has the field.
@@ -137,43 +139,6 @@ def inputs_from_records(
 
 def is_string(feature) -> bool:
     return feature == "string"
-
-
-def check_value(value, feature, at: str) -> None:
-    """``value`` fits the metric feature, a plain ``INPUTS`` entry (see argbench.scoring);
-    None is allowed inside lists: metrics treat unknowns."""
-    from argbench.scoring import Labels
-
-    def fail(expected):
-        raise ValueError(f"{at}: expected {expected}, got {value!r:.80}")
-
-    if isinstance(feature, dict):
-        if not isinstance(value, dict):
-            fail(f"an object with {', '.join(feature)}")
-        for key, sub in feature.items():
-            if key not in value:
-                fail(f"an object with {', '.join(feature)} (no {key!r})")
-            check_value(value[key], sub, f"{at}.{key}")
-    elif isinstance(feature, list):
-        if not isinstance(value, list):
-            fail("a list")
-        for j, item in enumerate(value):
-            if item is not None:
-                check_value(item, feature[0], f"{at}[{j}]")
-    elif isinstance(feature, Labels):
-        if value not in feature.names and not (
-            type(value) is int and 0 <= value < len(feature.names)
-        ):
-            fail(f"one of {list(feature.names)} or its index")
-    elif is_string(feature):
-        if not isinstance(value, str):
-            fail("a string")
-    elif feature.startswith(("int", "uint")):
-        if type(value) is not int:
-            fail("an integer")
-    elif feature.startswith("float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail("a number")
 
 
 def strip_argument_numbers(references: list, note) -> list:

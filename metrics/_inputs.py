@@ -1,16 +1,47 @@
-"""Per-example inputs that callers may leave out (``contexts``, ``intervention_ids``).
+"""The raw inputs of a metric module, checked before evaluate's Features encode them.
 
-evaluate knows no optional inputs: whatever is not a feature is a ``compute()`` option, which
-evaluate's distributed mode does not gather, so process 0 would see its own contexts beside
-every process's predictions. Here such an input is a feature (stored beside the predictions
-by ``add_batch`` and gathered from every process, in order), and a batch without it stores
-None for it. ``_compute`` then asks :meth:`OptionalInputs.optional` for the column: None when
-no example has it.
+Why: evaluate encodes every input with the module's Features, and encoding coerces: an int64
+feature turns 1.9 into 1, a float64 feature turns "2" into 2.0 and True into 1.0, a string
+feature turns 5 into "5" (evaluate checks only the first example's type), and Arrow fails on a
+lone surrogate without naming the field. So ``compute``, ``add_batch`` and ``add`` first check
+each value against the metric's plain ``INPUTS`` with ``argbench.scoring._checks.check_value``
+(as the command line does); range checks (a label 0..3, a finite rating) stay in the plain
+functions, which see the same values.
+
+Optional per-example inputs (``contexts``, ``intervention_ids``): evaluate knows none; whatever
+is not a feature is a ``compute()`` option, which evaluate's distributed mode does not gather,
+so process 0 would see its own contexts beside every process's predictions.
+:class:`OptionalInputs` makes them features (stored beside the predictions by ``add_batch``
+and gathered from every process, in order) that a batch may leave out (stored as None).
 """
 
 from __future__ import annotations
 
-__all__ = ["OptionalInputs"]
+from argbench.scoring._checks import check_inputs, check_value
+
+__all__ = ["CheckedInputs", "OptionalInputs"]
+
+
+class CheckedInputs:
+    """Mixin for an ``evaluate.Metric`` whose class sets ``INPUTS`` (the plain description
+    its Features are built from)."""
+
+    INPUTS: dict = {}
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of examples, each checked first (evaluate appends the inputs' docs)."""
+        batch = {"predictions": predictions, "references": references, **kwargs}
+        check_inputs(batch, self.INPUTS)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example, checked first (evaluate appends the inputs' docs)."""
+        example = {"predictions": prediction, "references": reference, **kwargs}
+        for name, value in example.items():
+            if value is not None and name in self.INPUTS:
+                where = {"predictions": "prediction", "references": "reference"}.get(name, name)
+                check_value(value, self.INPUTS[name], where)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
 
 
 def _length(value) -> int | None:
@@ -35,12 +66,20 @@ class OptionalInputs:
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch (optional inputs may be left out)."""
         self._fill(kwargs, _length(predictions))
+        for name, spec in self.OPTIONAL_INPUTS.items():
+            column = kwargs.get(name)
+            if isinstance(column, (str, bytes, dict)) or not hasattr(column, "__iter__"):
+                raise TypeError(f"{name} must be a list (one item per example), got {column!r:.80}")
+            for index, value in enumerate(column):
+                if value is not None:  # None: this example has no such input
+                    check_value(value, spec, f"{name}[{index}]")
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (optional inputs may be left out)."""
-        for name in self.OPTIONAL_INPUTS:
-            kwargs.setdefault(name, None)
+        for name, spec in self.OPTIONAL_INPUTS.items():
+            if kwargs.setdefault(name, None) is not None:
+                check_value(kwargs[name], spec, name)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):

@@ -1,12 +1,15 @@
 """A tiny OpenAI-compatible chat server on 127.0.0.1 for the LLM-judge tests (no network).
 
 ``responder(request_json, call_number)`` returns ``(status, body, delay_seconds, headers)``;
-``body`` is a reply string (wrapped as a chat completion), a dict (sent as JSON) or bytes.
+``body`` is a reply string (wrapped as a chat completion), a dict (sent as JSON) or bytes;
+``headers`` may replace the Content-Type. ``MODES`` holds the hostile endpoints the tests and
+a manual run use: ``python tests/openai_stub.py MODE [PORT]`` serves one until Ctrl-C.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +32,7 @@ def completion(content) -> dict:
 
 
 class StubServer:
-    def __init__(self, responder):
+    def __init__(self, responder, port: int = 0):
         self.responder = responder
         self.requests: list[dict] = []
         self._lock = threading.Lock()
@@ -52,17 +55,17 @@ class StubServer:
                     body = completion(body)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
+                    headers = {"Content-Type": "application/json", **(headers or {})}
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
+                    for key, value in headers.items():
                         self.send_header(key, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -81,3 +84,38 @@ class StubServer:
 
 def user_prompt(request: dict) -> str:
     return next(m["content"] for m in request["messages"] if m["role"] == "user")
+
+
+def _error(status: int, message: str, headers=None):
+    return lambda request, number: (status, {"error": {"message": message}}, 0, headers)
+
+
+# Endpoints that misbehave the way real ones do; each ``(request, call_number) -> reply``.
+MODES = {
+    "ok": lambda request, number: (200, "0", 0, None),
+    "html": lambda request, number: (
+        200,
+        b"<html><body><h1>Welcome to nginx!</h1></body></html>",
+        0,
+        {"Content-Type": "text/html"},
+    ),
+    "html_as_json": lambda request, number: (200, b"<html>gateway</html>", 0, None),
+    "no_choices": lambda request, number: (200, {"id": "x", "object": "chat.completion"}, 0, None),
+    "empty_choices": lambda request, number: (200, {"id": "x", "choices": []}, 0, None),
+    "null_content": lambda request, number: (200, None, 0, None),
+    "chatty": lambda request, number: (200, "Sure! The answer is 1.", 0, None),
+    "slow": lambda request, number: (200, "0", 3600, None),
+    "401": _error(401, "invalid api key"),
+    "403": _error(403, "forbidden"),
+    "404": _error(404, "model not found"),
+    "400": _error(400, "bad request: unsupported parameter"),
+    "429": _error(429, "rate limited", {"retry-after-ms": "10"}),
+    "500": _error(500, "internal error"),
+}
+
+
+if __name__ == "__main__":  # a hostile endpoint for trying the CLI by hand
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    with StubServer(MODES[mode], int(sys.argv[2]) if len(sys.argv) > 2 else 0) as stub:
+        print(f"{mode}: {stub.base_url}", flush=True)
+        stub.thread.join()

@@ -175,7 +175,7 @@ def test_llm_judge_prompt_system_role_and_strict_parsing():
     with StubServer(responder) as server:
         llm = ChatEndpoint("stub", base_url=server.base_url, api_key="x")
         result = argument_answer_coherence(
-            [ANSWER, "Cats rule [1]."], [ARGS, ARGS], judge="llm", llm=llm
+            [ANSWER, "Cats rule [1]."], [ARGS, ARGS], judge="llm", llm=llm, on_failure="incomplete"
         )
         sent = [r["messages"] for r in server.requests]
     assert len(sent) == 3 and all(
@@ -186,9 +186,9 @@ def test_llm_judge_prompt_system_role_and_strict_parsing():
     assert all("cats are smarter than dogs" in p for p in prompts)  # the worked examples
     assert [p["coherent"] for p in result["pairs"][0]] == [1, 0]
     assert result["pairs"][1][0]["coherent"] is None
-    assert result["n_unparsed"] == 1 and result["unparsed"][0]["reply"] == "Answer: 1"
+    assert result["n_failed"] == 1 and result["failed"][0]["reply"] == "Answer: 1"
     assert result["aac"] == 0.5 and result["n_pairs"] == 2
-    assert result["n_answers_scored"] == 1  # the answer with only an unparsed pair is left out
+    assert result["n_answers_scored"] == 1  # the answer with a failed judgment is left out
     with pytest.raises(ValueError, match=r"must contain \{excerpt\}"):
         argument_answer_coherence([ANSWER], [ARGS], judge="llm", prompt_template="{argument}")
 

@@ -382,11 +382,11 @@ def test_cli_fit_csv_and_jsonl(tmp_path, capsys):
 def test_cli_errors(tmp_path, capsys):
     judgments = tmp_path / "j.jsonl"
     judgments.write_text('{"item_a": "x", "item_b": "y", "winner": "a"}\n{"item_a": "x"}\n')
-    assert main(["pairwise", "fit", str(judgments), "--out", str(tmp_path / "o.csv")]) == 1
+    assert main(["pairwise", "fit", str(judgments), "--out", str(tmp_path / "o.csv")]) == 2
     assert "row 1: no column 'item_b'" in capsys.readouterr().err
     judgments.write_text('{"item_a": "x", "item_b": "y", "winner": "a"}\n')
     argv = ["pairwise", "fit", str(judgments), "--out", str(tmp_path / "o.csv")]
-    assert main(argv + ["--regularization", "0"]) == 1
+    assert main(argv + ["--regularization", "0"]) == 2
     assert "only win" in capsys.readouterr().err
 
 

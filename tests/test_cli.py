@@ -52,8 +52,8 @@ def _heavy_imports(argv: list[str], tmp_path) -> tuple[int, list[str]]:
         (["list", "--json"], 0),
         (["evaluate", "cr_diversity", "records.jsonl"], 0),
         (["evaluate", "argument_relevance", "records.jsonl"], 0),
-        (["evaluate", "cq_reference_match", "records.jsonl"], 1),  # bad record, before any model
-        (["evaluate", "cr_diversity", "missing.jsonl"], 1),
+        (["evaluate", "cq_reference_match", "records.jsonl"], 2),  # bad record, before any model
+        (["evaluate", "cr_diversity", "missing.jsonl"], 2),
         (["evaluate", "cr_diversity", "records.jsonl", "--option", "nope=1"], 2),
         (["publish", "--metric", "cr_diversity", "--repo-id", "o/cr_diversity", "--dry-run"], 0),
         (["publish", "nope", "--repo-id", "o/nope"], 2),

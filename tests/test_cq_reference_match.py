@@ -9,7 +9,7 @@ import pytest
 
 import argbench
 from argbench.embedding import Embedder
-from argbench.llm import ChatEndpoint, LLMError
+from argbench.llm import ChatEndpoint, JudgmentError, LLMError
 from argbench.scoring.cq_reference_match import (
     LABELS,
     MISSING,
@@ -223,18 +223,27 @@ def test_llm_matcher_parses_strictly_and_counts_unparseable():
 
     with StubServer(responder) as server:
         questions = list(replies)
+        with pytest.raises(JudgmentError, match="3 of 6 judgments failed"):
+            cq_reference_match(
+                [questions[:3], questions[3:]], [REFS, REFS], matcher="llm", llm=_llm(server)
+            )
         result = cq_reference_match(
-            [questions[:3], questions[3:]], [REFS, REFS], matcher="llm", llm=_llm(server)
+            [questions[:3], questions[3:]],
+            [REFS, REFS],
+            matcher="llm",
+            llm=_llm(server),
+            on_failure="incomplete",
         )
     assert result["labels"] == [
         ["Useful", "Unhelpful", NAE],
         ["evaluation_issue"] * 3,
     ]
     assert result["matched_ids"][0] == ["r0", "r1", None]
-    assert result["n_unparsed"] == 3
-    assert [u["reply"] for u in result["unparsed"]] == ["The answer is 0.", "7", None]
+    assert result["n_failed"] == 3 and result["complete"] is False
+    assert [u["reply"] for u in result["failed"][:2]] == ["The answer is 0.", "7"]
+    assert result["failed"][2]["error"] == "the reply message has no text content"
     assert result["label_counts"]["evaluation_issue"] == 3
-    assert result["score"] == pytest.approx(1 / 6)
+    assert result["score"] == pytest.approx(1 / 3)  # the judged intervention only
 
 
 def test_llm_retries_429_then_succeeds_and_custom_template():
@@ -263,7 +272,7 @@ def test_llm_timeout_and_malformed_body_raise_clear_errors():
         return 200, "0", 2.0, None
 
     with StubServer(slow) as server:
-        with pytest.raises(LLMError, match=r"prompt #0 to model 'stub-model'.*timeout 0.3s"):
+        with pytest.raises(LLMError, match=r"model 'stub-model'.*prompt #0.*timeout=0.3s"):
             cq_reference_match(
                 [["Q?"]], [REFS], matcher="llm", llm=_llm(server, timeout=0.3, max_retries=0)
             )
@@ -272,8 +281,9 @@ def test_llm_timeout_and_malformed_body_raise_clear_errors():
         return 200, b"this is not json", 0, None
 
     with StubServer(garbage) as server:
-        with pytest.raises(LLMError, match="failed after 0 retries"):
-            _llm(server, max_retries=0).complete(["hello"])
+        (reply,) = _llm(server, max_retries=3).complete(["hello"])
+        assert len(server.requests) == 1  # a malformed body is not retried
+    assert reply.reason == "HTTP 200 but the body is not JSON" and reply.raw == "this is not json"
 
 
 @pytest.mark.mirror

@@ -172,6 +172,8 @@ def test_optional_inputs_given_for_some_examples_only_is_an_error():
     metric.add_batch(predictions=[["a"]], references=[["a"]], contexts=["a b"])
     with pytest.raises(ValueError, match="contexts given both to add_batch and to compute"):
         metric.compute(contexts=["a b"])
+    with pytest.raises((TypeError, ValueError), match=r"contexts\[1\]"):  # checked, not coerced
+        metric.add_batch(predictions=[["a"], ["b"]], references=[["a"], ["b"]], contexts=[None, 5])
 
 
 def test_optional_inputs_one_example_at_a_time():

@@ -153,7 +153,7 @@ def test_claim_relation_threshold_dev_file_hard_labels_and_plot(tmp_path, capsys
     assert table(out)["threshold"] == "0.7" and table(out)["auroc"] == "0.833333"
     assert png.read_bytes().startswith(b"\x89PNG")
     code, out, _ = run(capsys, "claim_relation", test, "--column", "predictions=label")
-    assert code == 1  # scores without a threshold
+    assert code == 2  # scores without a threshold: bad input
     code, out, _ = run(
         capsys, "claim_relation", test, "--column", "predictions=label", "--option",
         "hard_labels=true",
@@ -300,9 +300,9 @@ def test_cq_plain_records_and_unknown_intervention(tmp_path, capsys, minilm):
     assert result["intervention_ids"] == ["X"] and result["similarities"][0][0] > 0.99
     path = write(tmp_path / "s.json", {"nope": {"cqs": [{"id": 0, "cq": "Why?"}]}})
     code, _, err = run(capsys, "cq_reference_match", path, "--references", str(VALIDATION))
-    assert code == 1 and "intervention 'nope' has no references" in err
+    assert code == 2 and "intervention 'nope' has no references" in err
     code, _, err = run(capsys, "cq_reference_match", path)  # a submission needs --references
-    assert code == 1 and "record 0 ('nope'): no field 'references'" in err
+    assert code == 2 and "record 0 ('nope'): no field 'references'" in err
     assert "a shared-task submission needs --references FILE or --references-dataset" in err
 
 
@@ -360,23 +360,23 @@ def test_errors_name_record_and_field(tmp_path, capsys):
     good = {"answer": "A [1].", "argument_relevance": [3]}
     path = write(tmp_path / "m.json", {"a": good, "b": {"answer": "B [1]."}})
     code, out, err = run(capsys, "argument_relevance", path)
-    assert code == 1 and not out
+    assert code == 2 and not out
     assert "record 1 ('b'): no field 'argument_relevance' (has ['answer'])" in err
     path = write(tmp_path / "t.jsonl", [good, {"answer": "B", "argument_relevance": ["high"]}])
     code, _, err = run(capsys, "argument_relevance", path)
-    assert code == 1 and "record 1, field 'argument_relevance'[0]: expected an integer" in err
+    assert code == 2 and "record 1, field 'argument_relevance'[0]: expected an integer" in err
     code, _, err = run(
         capsys, "argument_overlap", write(tmp_path / "n.json", [{"answer": 3, "arguments": []}])
     )
-    assert code == 1 and "record 0, field 'answer': expected a string, got 3" in err
+    assert code == 2 and "record 0, field 'answer': expected a string, got 3" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(good) + "\n{oops\n")
     code, _, err = run(capsys, "argument_relevance", str(bad))
-    assert code == 1 and "bad.jsonl, line 2: not JSON" in err
+    assert code == 2 and "bad.jsonl, line 2: not JSON" in err
     code, _, err = run(capsys, "argument_relevance", str(tmp_path / "missing.json"))
-    assert code == 1 and "missing.json does not exist" in err
+    assert code == 2 and "missing.json does not exist" in err
     code, _, err = run(capsys, "argument_relevance", write(tmp_path / "e.json", []))
-    assert code == 1 and "no records" in err
+    assert code == 2 and "no records" in err
 
 
 def test_usage_errors(tmp_path, capsys):
@@ -407,7 +407,7 @@ def test_usage_errors(tmp_path, capsys):
     code, _, err = run(capsys, "argument_relevance", "--dataset", "nope")
     assert code == 2 and "unknown dataset 'nope'" in err
     code, _, err = run(capsys, "argument_relevance", path, "--option", 'semantics="loose"')
-    assert code == 1 and "semantics" in err
+    assert code == 2 and "semantics" in err
 
 
 def test_json_output_is_strict_json_with_nan_as_null(tmp_path, capsys):

@@ -313,4 +313,4 @@ def test_compare_refuses_another_dataset_version(cam, tmp_path, capsys):
 def test_corpus_level_metrics_have_nothing_to_resample(tmp_path, capsys):
     path = write(tmp_path / "q.jsonl", [{"cq": "Is it true?"}, {"cq": "Who says so?"}])
     code, _, err = cli(capsys, "evaluate", "cr_diversity", path, "--ci")
-    assert code == 1 and "no per-item scores to resample" in err
+    assert code == 2 and "no per-item scores to resample" in err

@@ -163,7 +163,7 @@ def test_cli_simulate_on_the_fixture(fixture_mirror, monkeypatch, cache_dir, tmp
     printed = capsys.readouterr().out
     assert " 5   1 " in printed and " 1   1 " in printed
     assert out.read_text().splitlines()[0].startswith("x,k,pairs,judgments")
-    assert main([*argv[:-4], "--groups", "two", "--sources", str(root)]) == 1
+    assert main([*argv[:-4], "--groups", "two", "--sources", str(root)]) == 2
     assert "--groups takes comma-separated integers, not 'two'" in capsys.readouterr().err
 
 

@@ -21,7 +21,8 @@ COMMANDS: list[str] = [
 
 class UsageError(ValueError):
     """A mistake in the command line (unknown name, bad option): exit status 2, as argparse's
-    own errors. Failures of the run itself (bad data, a failed computation) exit with 1."""
+    own errors and bad input (records, files, values). A run that failed (an endpoint that
+    stopped, failed judgments, a source that cannot be fetched) exits with 1."""
 
 
 def check_dataset(name: str, config: str | None = None) -> None:
@@ -69,20 +70,47 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# What the user gave is wrong (2): fix the input and run again. The run itself failed (1): an
+# endpoint that stopped answering, judgments that failed, a source that cannot be fetched.
+_BAD_INPUT = (
+    ValueError,  # includes UnicodeError and the metrics' and loaders' input errors
+    TypeError,
+    KeyError,
+    FileExistsError,
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+    PermissionError,
+)
+
+
+def exit_status(error: BaseException) -> int | None:
+    """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
+    if isinstance(error, _BAD_INPUT):
+        return 2
+    if isinstance(error, (RuntimeError, OSError)):
+        return 1
+    return None
+
+
+def error_message(error: BaseException) -> str:
+    if isinstance(error, KeyError) and error.args:
+        return str(error.args[0])
+    return str(error)
+
+
 def main(argv=None) -> int:
-    """Exit status: 0 done, 1 the run failed (bad data, a failed computation), 2 bad usage."""
+    """Exit status: 0 done, 1 the run failed (a failed computation), 2 bad usage or input."""
     args = parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for results files
     try:
         return args.run(args)
-    except UsageError as error:
-        print(f"argbench {args.command}: error: {error}", file=sys.stderr)
-        return 2
-    except (KeyError, ValueError, RuntimeError, OSError) as error:
-        # a KeyError's str() is the repr of its message: print the message itself
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"argbench {args.command}: error: {message}", file=sys.stderr)
-        return 1
+    except Exception as error:
+        status = exit_status(error)
+        if status is None:
+            raise
+        print(f"argbench {args.command}: error: {error_message(error)}", file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 or a system's predictions joined to a split (:func:`argbench.evaluate_predictions`).
 
 Records become compute() inputs through :mod:`argbench.records` (one column table,
-overridable with ``--column``; inputs checked against the metric's features there).
+overridable with ``--column``); every value is checked there with the modules' own
+``check_value``, so bad input is an error naming the record and field, never coerced.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from argbench.cli._io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
-    DatasetChoiceError,
     add_intervals,
     document,
     evaluate_predictions,
@@ -78,8 +78,11 @@ name/value table of the scalar outputs (nested counts as a.b); --json prints the
 result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
 percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
 argbench compare (values, per-item scores, signature, dataset name/version/content hash,
-argbench version, command line, time). Exit status 1 for bad input or a failed computation,
-2 for bad usage (unknown metric, bad option).
+argbench version, command line, time). Exit status 2 for bad usage or bad input (the message
+names the record and field), 1 for a run that failed or is incomplete: an LLM endpoint that
+stopped answering, or judgments that failed. With --allow-incomplete a run with failed
+judgments prints its result, marked complete=False and scored over what was judged, and
+exits 0.
 """
 
 _EPILOG = """\
@@ -182,6 +185,12 @@ def add_commands(subparsers) -> None:
         "error, or score it as 'Missing CQs'",
     )
     ev.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="LLM judges: score what was judged when some judgments fail (the result says "
+        "complete=False) and exit 0, instead of failing",
+    )
+    ev.add_argument(
         "--dev",
         metavar="FILE",
         help="claim_relation: development records (same fields); the threshold maximises F1 there",
@@ -198,17 +207,9 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_evaluate(args) -> int:
-    try:
-        result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
-        if args.out:
-            write_results(doc, args.out)
-    except (UsageError, DatasetChoiceError) as error:
-        print(f"argbench evaluate: error: {error}", file=sys.stderr)
-        return 2
-    except (ValueError, KeyError, TypeError, RuntimeError, OSError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"argbench evaluate: error: {message}", file=sys.stderr)
-        return 1
+    result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
+    if args.out:
+        write_results(doc, args.out)
     if args.json:
         print(json.dumps(plain(result), ensure_ascii=False, allow_nan=False, indent=1))
     else:
@@ -218,6 +219,16 @@ def _cmd_evaluate(args) -> int:
         print(format_table(result))
     if args.out:
         print(f"results written to {args.out}", file=sys.stderr)
+    if result.get("complete") is False:
+        what = f"incomplete result: {result['n_failed']} judgment(s) failed; the scores cover only"
+        if args.allow_incomplete:
+            print(f"warning: {what} what was judged (--allow-incomplete)", file=sys.stderr)
+            return 0
+        print(
+            f"argbench evaluate: error: {what} what was judged; pass --allow-incomplete to accept it",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -484,10 +495,12 @@ def _options(args, compute, features) -> dict:
     for key in SHORTCUTS:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
+    parameters = inspect.signature(compute).parameters
+    if args.allow_incomplete and "on_failure" in parameters:
+        options.setdefault("on_failure", "incomplete")
     clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    parameters = inspect.signature(compute).parameters
     known = [p for p in parameters if p not in features]
     for key in options:
         if key not in known:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from argbench.cli import add_data_options
-from argbench.cli._io import read_records, write_records
+from argbench.cli._io import check_output, read_records, write_records
 
 
 def add_commands(subparsers) -> None:
@@ -85,6 +85,8 @@ def _fit_file(args) -> tuple[list[dict], list]:
         for column in columns:
             if column not in row:
                 raise ValueError(f"{path}, row {index}: no column {column!r} (have {list(row)})")
+            if row[column] is None or row[column] == "":
+                raise ValueError(f"{path}, row {index}: empty {column!r}")
     labels = args.labels.split(",")
     if len(labels) != 3:
         raise ValueError(f"--labels needs three values (A wins, B wins, tie), got {args.labels!r}")
@@ -137,6 +139,7 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 
 
 def _cmd_fit(args) -> int:
+    check_output(args.out)
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
     write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)

@@ -8,7 +8,10 @@ from argbench.cli import add_data_options
 
 
 def _cmd_reproduce(args) -> int:
+    from argbench.layout import output_folder
     from argbench.reproduce import reproduce
+
+    output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
 
     sections = reproduce(
         args.out,

@@ -38,8 +38,6 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
         f"({result['n_pairs']} notebook pairs; pooled over pairs: {result['aac']:.4f})"
         + ("" if paper_judge else "; not the paper's GPT-4")
     )
-    if result["n_unparsed"]:
-        note += f"; {result['n_unparsed']} replies not 0/1, left out"
     return row(
         item,
         result["aac_by_answer"],

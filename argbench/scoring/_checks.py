@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 
@@ -27,6 +28,18 @@ def check_str(field: str, index: int, value) -> str:
     return value
 
 
+def check_text(value: str, where: str) -> None:
+    """A str that UTF-8 (Arrow, the embedding cache keys) can store: no lone surrogates."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{where}: not valid Unicode: lone surrogate {value[error.start]!r} at position "
+            f"{error.start} (a text decoded with errors='surrogateescape' or a broken \\ud8xx "
+            "escape); fix or drop that character"
+        ) from None
+
+
 def check_str_list(field: str, index: int, value) -> list[str]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise TypeError(f"{field}[{index}] must be a list of str, got {type(value).__name__}")
@@ -42,3 +55,56 @@ def harmonic_f1(p: float, r: float) -> float:
 
 def mean_or_nan(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else float("nan")
+
+
+def check_value(value, spec, where: str) -> None:
+    """``value`` fits ``spec``, an entry of a metric's plain ``INPUTS`` (see argbench.scoring),
+    exactly as it is: an int is an int (not 1.9, not True), a string is a string UTF-8 can
+    store. None is allowed inside lists (metrics treat unknowns). The command line checks its
+    records with this, and the evaluate modules their raw inputs, before evaluate's Features
+    encode them (which would turn 1.9 into 1, "2" into 2.0 and 5 into "5")."""
+    from argbench.scoring import Labels
+
+    def fail(expected):
+        raise TypeError(f"{where}: expected {expected}, got {value!r:.80}")
+
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            fail(f"an object with {', '.join(spec)}")
+        for key, sub in spec.items():
+            if key not in value:
+                fail(f"an object with {', '.join(spec)} (no {key!r})")
+            check_value(value[key], sub, f"{where}.{key}")
+    elif isinstance(spec, list):
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            fail("a list")
+        for j, item in enumerate(value):
+            if item is not None:
+                check_value(item, spec[0], f"{where}[{j}]")
+    elif isinstance(spec, Labels):
+        is_index = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if value not in spec.names and not (is_index and 0 <= value < len(spec.names)):
+            raise ValueError(
+                f"{where}: expected one of {list(spec.names)} or its index, got {value!r:.80}"
+            )
+    elif spec == "string":
+        if not isinstance(value, str):
+            fail("a string")
+        check_text(value, where)
+    elif spec.startswith(("int", "uint")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            fail("an integer")
+    elif spec.startswith("float"):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            fail("a number")
+
+
+def check_inputs(inputs: dict, specs: dict) -> None:
+    """Every example of every input named in ``specs`` (``{name: column}``)."""
+    for name, column in inputs.items():
+        if column is None or name not in specs:
+            continue  # evaluate reports missing inputs itself
+        if isinstance(column, (str, bytes, dict)) or not hasattr(column, "__iter__"):
+            raise TypeError(f"{name} must be a list (one item per example), got {column!r:.80}")
+        for index, value in enumerate(column):
+            check_value(value, specs[name], f"{name}[{index}]")

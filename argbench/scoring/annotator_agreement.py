@@ -39,7 +39,35 @@ def _matrix(ratings) -> np.ndarray:
         raise ValueError(f"ratings must be 2-D (raters × items), got shape {matrix.shape}")
     if matrix.shape[0] < 2:
         raise ValueError(f"agreement needs at least 2 raters, got {matrix.shape[0]}")
+    if matrix.shape[1] == 0:
+        raise ValueError("ratings hold no items: nothing to score")
+    bad = np.isinf(matrix)
+    if bad.any():
+        rater, item = np.argwhere(bad)[0]
+        raise ValueError(
+            f"rater {rater}, item {item}: rating {matrix[rater, item]:g} is not a finite "
+            "number (NaN or None: missing)"
+        )
     return matrix
+
+
+def _check_variation(matrix) -> None:
+    """α and κ compare observed with expected disagreement; without two ratings of one item,
+    or when those ratings all share one value, both are 0 and every statistic is 0/0."""
+    rated = (~np.isnan(matrix)).sum(axis=0)
+    paired = matrix[:, rated >= 2]
+    values = np.unique(paired[~np.isnan(paired)])
+    if len(values) == 0:
+        raise ValueError(
+            "no item is rated by two or more raters, so agreement is undefined; give each "
+            "item one position per rater (None if missing) and check raters are not all missing"
+        )
+    if len(values) == 1:
+        raise ValueError(
+            f"all {int(rated[rated >= 2].sum())} ratings of the items rated twice or more are "
+            f"{values[0]:g}: with no variation α and κ are 0/0, undefined (not 1). Check the "
+            "ratings were read right; if they are, report the raw agreement instead"
+        )
 
 
 def _categories(matrix, categories):
@@ -99,6 +127,7 @@ def krippendorff_alpha(ratings, level: str = "nominal", value_domain=None) -> fl
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     matrix = _matrix(ratings)
+    _check_variation(matrix)
     return float(
         krippendorff.alpha(
             reliability_data=matrix, level_of_measurement=level, value_domain=value_domain
@@ -111,6 +140,7 @@ def fleiss_kappa(ratings, categories=None) -> float:
     items with different numbers of raters use the usual generalisation (per-item agreement
     over its own n_i raters, category shares over all ratings)."""
     matrix = _matrix(ratings)
+    _check_variation(matrix)
     counts = _counts(matrix, _categories(matrix, categories))
     n = counts.sum(axis=1)
     counts, n = counts[n >= 2], n[n >= 2]
@@ -118,9 +148,7 @@ def fleiss_kappa(ratings, categories=None) -> float:
         raise ValueError("Fleiss' κ needs at least one item rated by two or more raters")
     per_item = ((counts**2).sum(axis=1) - n) / (n * (n - 1))
     shares = counts.sum(axis=0) / n.sum()
-    expected = float((shares**2).sum())
-    if expected == 1:
-        raise ValueError("Fleiss' κ is undefined: every rating is the same category")
+    expected = float((shares**2).sum())  # < 1: _check_variation saw two values
     return float((per_item.mean() - expected) / (1 - expected))
 
 
@@ -158,6 +186,7 @@ def mean_pairwise_cohen_kappa(ratings, categories=None) -> tuple[float, int, int
 def agreement(ratings, categories=None) -> dict:
     """All statistics at once for a raters × items matrix (NaN = missing)."""
     matrix = _matrix(ratings)
+    _check_variation(matrix)
     cats = _categories(matrix, categories)
     rated = (~np.isnan(matrix)).sum(axis=0)
     cohen, pairs, undefined = mean_pairwise_cohen_kappa(matrix, cats)
@@ -181,6 +210,8 @@ def agreement(ratings, categories=None) -> dict:
 
 def annotator_agreement(ratings, categories=None) -> dict:
     """The metric: ``ratings`` one row per item, one position per rater (None if missing)."""
+    if not len(ratings):
+        raise ValueError("ratings is empty: nothing to score")
     widths = {len(row) for row in ratings}
     if len(widths) > 1:
         first = next(i for i, row in enumerate(ratings) if len(row) != len(ratings[0]))

@@ -108,6 +108,13 @@ def _parse_reply(reply) -> int | None:
     return int(text) if re.fullmatch(r"[01]", text) else None
 
 
+def _failure(reply) -> tuple:
+    """(raw reply, why) for a reply that gave no decision (a str, or an llm.Failed)."""
+    if isinstance(reply, str):
+        return reply, "unparseable reply"
+    return reply.raw, reply.reason
+
+
 def argument_answer_coherence(
     predictions: Sequence[str],
     references: Sequence[Sequence[str]],
@@ -120,6 +127,7 @@ def argument_answer_coherence(
     excerpts: str = "argbench",
     batch_size: int = 32,
     device=None,
+    on_failure: str = "error",
 ) -> dict:
     """AAC over answers citing numbered arguments (``[N]`` cites ``references[i][N-1]``).
 
@@ -127,12 +135,20 @@ def argument_answer_coherence(
     ``entailment_label``, found in the model config's id2label), ``"llm"`` (chat endpoint, see
     :mod:`argbench.llm`; reply must be exactly 0 or 1) or a callable
     ``(argument, excerpt) -> 0/1``. ``excerpts``: ``"argbench"`` (argbench.citations) or
-    ``"notebook"`` (the authors' regex and id parsing).
+    ``"notebook"`` (the authors' regex and id parsing). ``on_failure``: an LLM reply that is
+    not 0 or 1 raises :class:`argbench.llm.JudgmentError` (``"error"``), or
+    (``"incomplete"``) the result says ``complete=False``, ``aac`` covers the judged pairs and
+    ``aac_by_answer`` the answers whose every pair was judged.
     """
+    from argbench.llm import check_on_failure, settle_judgments
+
     if isinstance(predictions, str) or isinstance(references, str):
         raise TypeError("predictions and references must be lists (one item per answer)")
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    if not len(predictions):
+        raise ValueError("predictions and references are empty: nothing to score")
+    check_on_failure(on_failure)
     if excerpts not in ("argbench", "notebook"):
         raise ValueError(f"excerpts must be 'argbench' or 'notebook', got {excerpts!r}")
     per_answer, cited, out_of_range, empty = _pairs(predictions, references, excerpts)
@@ -174,21 +190,23 @@ def argument_answer_coherence(
 
     decided = dict(zip(unique, zip(decisions, replies, strict=True), strict=True))
     fields.append(("excerpts", excerpts))
-    pairs_out, answer_means, all_decisions, unparsed = [], [], [], []
+    pairs_out, answer_means, all_decisions, failed = [], [], [], []
     for i, (rows, has_numbers) in enumerate(zip(per_answer, cited, strict=True)):
         out = []
         for number, argument, text in rows:
             decision, reply = decided[(argument, text)]
             out.append({"argument": number, "excerpt": text, "coherent": decision})
             if decision is None:
-                unparsed.append({"answer": i, "argument": number, "reply": reply})
+                raw, why = _failure(reply)
+                failed.append({"answer": i, "argument": number, "reply": raw, "error": why})
             else:
                 all_decisions.append(decision)
         pairs_out.append(out)
-        scored = [p["coherent"] for p in out if p["coherent"] is not None]
-        if scored:
-            answer_means.append(float(np.mean(scored)))
-        elif has_numbers and references[i] and not any(p["coherent"] is None for p in out):
+        if any(p["coherent"] is None for p in out):
+            continue  # lost a judgment (on_failure="incomplete"): no mean for this answer
+        if out:
+            answer_means.append(float(np.mean([p["coherent"] for p in out])))
+        elif has_numbers and references[i]:
             answer_means.append(0.0)  # cites only numbers with no argument: 0, as the notebook
         else:
             answer_means.append(None)  # nothing judged: not scored
@@ -196,14 +214,13 @@ def argument_answer_coherence(
     return {
         "aac": float(np.mean(all_decisions)) if all_decisions else float("nan"),
         "aac_by_answer": float(np.mean(by_answer)) if by_answer else float("nan"),
+        **settle_judgments(failed, sum(len(rows) for rows in per_answer), on_failure),
         "n_pairs": len(all_decisions),
         "n_answers": len(predictions),
         "n_answers_scored": len(by_answer),
         "n_without_arguments": sum(1 for arguments in references if not arguments),
         "n_out_of_range": out_of_range,
         "n_empty_excerpts": empty,
-        "n_unparsed": len(unparsed),
-        "unparsed": unparsed,
         "signature": Signature("argument_answer_coherence", fields).render(),
         "pairs": pairs_out,
         "per_item": {"aac_by_answer": answer_means},

@@ -6,12 +6,14 @@ Citations are read by :mod:`argbench.citations`; every number is defined in the
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
 from argbench.signature import Signature
 
+MAX_LABEL = 3  # relevance labels are 0 (not relevant) .. 3 (highly relevant)
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["int64"]}
 
@@ -34,6 +36,10 @@ def argument_relevance(
         raise ValueError(f'semantics must be "strict" or "notebook", got {semantics!r}')
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int):
         raise TypeError(f"relevance_threshold must be an int, got {relevance_threshold!r}")
+    if not 0 <= relevance_threshold <= MAX_LABEL:
+        raise ValueError(
+            f"relevance_threshold must be a label 0..{MAX_LABEL}, got {relevance_threshold}"
+        )
     n = check_same_length(predictions=predictions, references=references)
     per_item: dict[str, list[float | None]] = {"precision": [], "recall": [], "f1": []}
     counts = dict.fromkeys(
@@ -49,10 +55,17 @@ def argument_relevance(
                 f"references[{i}] must be a list of int labels, got {type(labels).__name__}"
             )
         for j, label in enumerate(labels):
-            if label is not None and (isinstance(label, bool) or not isinstance(label, int)):
+            if label is None:
+                continue
+            if isinstance(label, bool) or not isinstance(label, numbers.Integral):
                 raise TypeError(
                     f"references[{i}][{j}] must be an int label (-1 or None: unknown), "
                     f"got {label!r}"
+                )
+            if not -1 <= label <= MAX_LABEL:
+                raise ValueError(
+                    f"references[{i}][{j}]: label {label} outside 0..{MAX_LABEL} (-1 or None: "
+                    "unknown), the CAM relevance scale"
                 )
         excerpts = parse_citations(answer)  # descriptive counts use argbench's reading
         groups += len(excerpts)

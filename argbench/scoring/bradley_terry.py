@@ -25,6 +25,7 @@ in natural log.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -101,6 +102,15 @@ def normalize_merits(merits, normalize: str | None):
     raise ValueError(f"normalize must be None, 'zscore' or 'minmax', not {normalize!r}")
 
 
+def _plain_ids(every: list) -> bool:
+    """All ids of one numpy-able kind (ints or strs), so the vectorised path merges nothing:
+    ``np.asarray([1, "1"])`` would read both as the string "1"."""
+    kinds = {type(v) for v in every}
+    return all(issubclass(k, (str, np.str_)) for k in kinds) or all(
+        issubclass(k, (int, np.integer)) and not issubclass(k, bool) for k in kinds
+    )
+
+
 def _encode(item_a: Sequence, item_b: Sequence, outcome: Sequence, outcome_names):
     """Sorted item list, index arrays and outcome codes; errors name the judgment and field."""
     if not len(item_a) == len(item_b) == len(outcome):
@@ -112,19 +122,33 @@ def _encode(item_a: Sequence, item_b: Sequence, outcome: Sequence, outcome_names
         raise ValueError("no judgments to fit")
     m = len(item_a)
     every = list(item_a) + list(item_b)
-    ids = np.asarray(every)
-    if ids.ndim == 1 and ids.dtype.kind in "iuU":  # plain ints or strings: vectorised
+
+    def where(position: int) -> str:  # position in ``every``
+        return f"judgment {position % m}, field {'item_a' if position < m else 'item_b'!r}"
+
+    ids = np.asarray(every) if _plain_ids(every) else None
+    if ids is not None and ids.ndim == 1 and ids.dtype.kind in "iuU":  # vectorised
         items, inverse = np.unique(ids, return_inverse=True)
         items = items.tolist()
     else:  # tuples, mixed types, possibly None
         index: dict[Hashable, int] = {}
-        inverse = np.array([index.setdefault(v, len(index)) for v in every], dtype=np.intp)
+        try:
+            inverse = np.array([index.setdefault(v, len(index)) for v in every], dtype=np.intp)
+        except TypeError:
+            bad = next(p for p, v in enumerate(every) if not isinstance(v, Hashable))
+            raise ValueError(f"{where(bad)}: item {every[bad]!r:.60} is not hashable") from None
         items = list(index)
+        shown: dict[str, int] = {}
         for position, value in enumerate(items):
             if value is None or (isinstance(value, float) and math.isnan(value)):
-                first = int(np.flatnonzero(inverse == position)[0])
-                field_name = "item_a" if first < m else "item_b"
-                raise ValueError(f"judgment {first % m}, field {field_name!r}: missing item id")
+                raise ValueError(f"{where(every.index(value))}: missing item id")
+            other = items[shown.setdefault(str(value), position)]
+            if other is not value:  # 1 and "1": different ids that read the same in a file
+                raise ValueError(
+                    f"{where(every.index(value))}: item {value!r} ({type(value).__name__}) and item "
+                    f"{other!r} ({type(other).__name__}) are different ids that print the "
+                    "same; give every id one type"
+                )
         try:
             order = sorted(range(len(items)), key=items.__getitem__)
         except TypeError:  # unorderable ids keep their first-appearance order
@@ -157,8 +181,10 @@ def _encode(item_a: Sequence, item_b: Sequence, outcome: Sequence, outcome_names
             code[~is_int & (values == name)] = position
     bad = np.flatnonzero((code < 0) | (code >= len(names)))
     if len(bad):
+        value = values[bad[0]]
+        value = value.item() if isinstance(value, np.generic) else value
         raise ValueError(
-            f"judgment {bad[0]}, field 'outcome': {values[bad[0]]!r} is not one of {names} "
+            f"judgment {bad[0]}, field 'outcome': {value!r} is not one of {names} "
             f"(or their indices 0..{len(names) - 1})"
         )
     return items, a_idx, b_idx, code
@@ -412,10 +438,18 @@ def fit_bradley_terry(
     """
     if method not in ("auto", *_SOLVERS):
         raise ValueError(f"method must be 'auto', 'newton' or 'newton-cg', not {method!r}")
-    if not regularization >= 0:
-        raise ValueError(f"regularization must be >= 0, not {regularization!r}")
-    if not threshold >= 0:
-        raise ValueError(f"threshold must be >= 0, not {threshold!r}")
+    for name, value in (("regularization", regularization), ("threshold", threshold)):
+        if not (isinstance(value, numbers.Real) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+    if not (isinstance(dummy_merit, numbers.Real) and math.isfinite(dummy_merit)):
+        raise ValueError(f"dummy_merit must be a finite number, not {dummy_merit!r}")
+    try:
+        math.expm1(2 * threshold)  # the tie factor θ² − 1
+    except OverflowError:
+        raise ValueError(
+            f"threshold τ = {threshold:g} is too large: θ² = e^(2τ) overflows a float (τ must "
+            "be below 354; it is a log-ratio, the release uses 0.01 to 0.1)"
+        ) from None
     items, a_idx, b_idx, code = _encode(item_a, item_b, outcome, outcome_names)
     tie = code == 2
     if tie.any() and threshold == 0:

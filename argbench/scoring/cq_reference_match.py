@@ -115,8 +115,8 @@ def _check_predictions(predictions) -> list[list[str] | None]:
             continue
         if not isinstance(questions, Sequence):
             raise TypeError(f"predictions[{i}] must be a list of questions, got {questions!r}")
-        if len(questions) == 1 and questions[0] == MISSING:
-            checked.append(None)
+        if len(questions) == 0 or (len(questions) == 1 and questions[0] == MISSING):
+            checked.append(None)  # no questions: scored as "Missing CQs"
             continue
         texts = []
         for j, question in enumerate(questions):
@@ -158,14 +158,17 @@ def _sts_match(predictions, references, threshold, embedder):
     return out
 
 
-def _parse_reply(reply: str | None, n_refs: int) -> tuple:
-    """Strict: a reference index alone, or exactly the "not found" phrase; else an issue."""
-    text = reply.strip() if isinstance(reply, str) else None
+def _parse_reply(reply, n_refs: int) -> tuple:
+    """Strict: a reference index alone, or exactly the "not found" phrase; else an issue
+    (with the raw reply and why, for the failure report)."""
+    if not isinstance(reply, str):  # llm.Failed: the request gave no reply text
+        return (ISSUE, None, None, (reply.raw, reply.reason))
+    text = reply.strip()
     if text == NOT_FOUND:
         return (NAE, None, None, None)
-    if text is not None and re.fullmatch(r"[0-9]+", text) and int(text) < n_refs:
+    if re.fullmatch(r"[0-9]+", text) and int(text) < n_refs:
         return ("match", int(text), None, None)
-    return (ISSUE, None, None, reply)
+    return (ISSUE, None, None, (reply, "unparseable reply"))
 
 
 def _llm_match(predictions, references, endpoint, template):
@@ -224,15 +227,19 @@ def cq_reference_match(
     device=None,
     llm=None,
     prompt_template: str | None = None,
+    on_failure: str = "error",
 ) -> dict:
     """Label every generated question by its matched reference; score = mean of useful/3.
 
     ``predictions[i]``: the questions generated for intervention i (strings or submission
-    dicts with ``cq``), or ``"Missing CQs"`` / ``["Missing CQs"]`` for none.
+    dicts with ``cq``), or ``"Missing CQs"`` / ``["Missing CQs"]`` / ``[]`` for none.
     ``references[i]``: its reference questions ``{"id", "cq", "label"}``, label a name or a
     ``cqs_gen`` ClassLabel index. ``matcher``: ``"sts"`` (embedding cosine > ``threshold``),
     ``"llm"`` (chat endpoint, see :mod:`argbench.llm`) or a callable
-    ``(question, reference_questions) -> index or None``.
+    ``(question, reference_questions) -> index or None``. ``on_failure``: an LLM reply that
+    cannot be used raises :class:`argbench.llm.JudgmentError` (``"error"``), or
+    (``"incomplete"``) the result says ``complete=False`` and the score covers only the
+    interventions whose every question was judged.
     """
     if isinstance(predictions, (str, dict)) or isinstance(references, (str, dict)):
         raise TypeError("predictions and references must be lists (one item per intervention)")
@@ -243,6 +250,18 @@ def cq_reference_match(
         )
     if intervention_ids is not None and len(intervention_ids) != len(predictions):
         raise ValueError(f"{len(intervention_ids)} intervention_ids for {len(predictions)} items")
+    if not predictions:
+        raise ValueError("predictions and references are empty: nothing to score")
+    from argbench.llm import check_on_failure, settle_judgments
+
+    check_on_failure(on_failure)
+    if isinstance(threshold, bool) or not (
+        isinstance(threshold, (int, float)) and -1 <= threshold <= 1
+    ):
+        raise ValueError(
+            f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
+            "not a percentage)"
+        )
     if max_questions is not None and max_questions < 1:
         raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
     label_names = list(label_names)
@@ -288,7 +307,7 @@ def cq_reference_match(
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
 
-    labels, matched_ids, similarities, scores, unparsed = [], [], [], [], []
+    labels, matched_ids, similarities, scores, failed = [], [], [], [], []
     n_duplicates = n_empty = 0
     for i, (rs, qs, row) in enumerate(zip(refs, preds, decided, strict=True)):
         if row is None:  # "Missing CQs": three NAE placeholders, 0 points (the public script)
@@ -302,34 +321,39 @@ def cq_reference_match(
         lab, ids, sims = [], [], []
         for j, (status, index, similarity, reply) in enumerate(row):
             if status == ISSUE:
-                unparsed.append({"intervention": i, "question": j, "reply": reply})
+                raw, why = reply
+                failed.append({"intervention": i, "question": j, "reply": raw, "error": why})
             lab.append(rs[index]["label"] if status == "match" else status)
             ids.append(None if index is None else rs[index]["id"])
             sims.append(similarity)
         labels.append(lab)
         matched_ids.append(ids)
         similarities.append(sims)
-        scores.append(lab.count("Useful") / QUESTIONS)
+        # an intervention that lost a judgment has no score (only with on_failure="incomplete")
+        scores.append(None if ISSUE in lab else lab.count("Useful") / QUESTIONS)
 
     fields.append(("max_q", "all" if max_questions is None else int(max_questions)))
     if label_names != LABELS:
         fields.append(("labels", label_names))
     counts = Counter(label for lab in labels for label in lab)
     n_questions = sum(counts.values())
+    judged = n_questions - counts[ISSUE]
+    n_judgments = sum(len(qs) for qs in preds if qs is not None)
+    scored = [s for s in scores if s is not None]
     result = {
-        "score": float(np.mean(scores)) if scores else float("nan"),
-        "nae_rate": counts[NAE] / n_questions if n_questions else float("nan"),
-        "useful_rate": counts["Useful"] / n_questions if n_questions else float("nan"),
+        "score": float(np.mean(scored)) if scored else float("nan"),
+        "nae_rate": counts[NAE] / judged if judged else float("nan"),
+        "useful_rate": counts["Useful"] / judged if judged else float("nan"),
+        **settle_judgments(failed, n_judgments, on_failure),
         "label_counts": {name: counts[name] for name in [*label_names, NAE, ISSUE]},
         "n_interventions": len(scores),
+        "n_scored": len(scored),
         "n_questions": n_questions,
         "n_missing_cqs": sum(1 for qs in preds if qs is None),
         "n_short": n_short,
         "n_long": n_long,
         "n_duplicates": n_duplicates,
         "n_empty": n_empty,
-        "n_unparsed": len(unparsed),
-        "unparsed": unparsed,
         "signature": Signature("cq_reference_match", fields).render(),
         "intervention_scores": scores,
         "per_item": {"score": scores},
@@ -346,8 +370,10 @@ def _load_json(source, what: str) -> dict:
     if isinstance(source, dict):
         return source
     path = Path(source)
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{what} {path}: not a UTF-8 JSON file ({error})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{what} {path}: expected a JSON object keyed by intervention_id")
     return data

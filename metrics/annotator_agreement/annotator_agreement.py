@@ -3,6 +3,7 @@ mean pairwise Cohen's κ over items rated by several raters, with missing rating
 
 import evaluate
 
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.annotator_agreement import INPUTS, annotator_agreement
 
@@ -59,7 +60,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Metric):
+class AnnotatorAgreement(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

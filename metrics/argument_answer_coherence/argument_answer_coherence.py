@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.argument_answer_coherence import INPUTS, argument_answer_coherence
 
@@ -26,10 +27,14 @@ Args:
         $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
     prompt_template (str): LLM prompt with {argument} and {excerpt}.
     excerpts (str): "argbench" (default, argbench.citations) or "notebook" (the authors' regex).
+    on_failure (str): "error" (default): an LLM reply that is not 0 or 1, or a request without
+        a usable reply, raises JudgmentError; "incomplete": the result says complete=False
+        and the means cover only what was judged.
 Returns:
-    aac, aac_by_answer, n_pairs, n_answers, n_answers_scored, n_out_of_range,
-    n_empty_excerpts, n_unparsed, unparsed, pairs (per answer: argument, excerpt, coherent);
-    signature; per_item (aac_by_answer per answer, None if nothing was judged).
+    aac, aac_by_answer, complete, n_failed, failed (answer, argument, reply, error), n_pairs,
+    n_answers, n_answers_scored, n_out_of_range, n_empty_excerpts,
+    pairs (per answer: argument, excerpt, coherent); signature; per_item (aac_by_answer per
+    answer, None if nothing was judged).
 Examples:
     >>> metric = evaluate.load("metrics/argument_answer_coherence")  # or argbench.load_metric
     >>> def same_subject(argument, excerpt):  # a toy judge: same first word
@@ -44,7 +49,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentAnswerCoherence(evaluate.Metric):
+class ArgumentAnswerCoherence(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -66,6 +73,7 @@ class ArgumentAnswerCoherence(evaluate.Metric):
         excerpts="argbench",
         batch_size=32,
         device=None,
+        on_failure="error",
     ):
         return argument_answer_coherence(
             predictions,
@@ -78,4 +86,5 @@ class ArgumentAnswerCoherence(evaluate.Metric):
             excerpts=excerpts,
             batch_size=batch_size,
             device=device,
+            on_failure=on_failure,
         )

@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cam_relevance import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.argument_overlap import INPUTS, argument_overlap
 
@@ -39,7 +40,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ArgumentOverlap(evaluate.Metric):
+class ArgumentOverlap(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

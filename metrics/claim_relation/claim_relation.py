@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as _CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.claim_relation import INPUTS, claim_relation
 
@@ -49,7 +50,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ClaimRelation(evaluate.Metric):
+class ClaimRelation(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -3,7 +3,7 @@
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as _CITATION
-from argbench.metrics._inputs import OptionalInputs
+from argbench.metrics._inputs import CheckedInputs, OptionalInputs
 from argbench.scoring import features
 from argbench.scoring.cq_reference_match import DEFAULT_MODEL, INPUTS, LABELS, cq_reference_match
 
@@ -20,7 +20,7 @@ threshold the labels equal the public CQs-Gen evaluation script's, question by q
 _KWARGS_DESCRIPTION = """\
 Args:
     predictions (list of list of str): per intervention, the generated questions (3 expected);
-        ["Missing CQs"] for an intervention without questions (0 points, 3 NAE).
+        ["Missing CQs"] or [] for an intervention without questions (0 points, 3 NAE).
     references (list of list of dict): per intervention, its reference questions
         {"id": str, "cq": str, "label": "Useful"|"Unhelpful"|"Invalid" or its cqs_gen
         ClassLabel index}: the `references` column of cqs_gen "interventions" as it comes.
@@ -37,12 +37,15 @@ Args:
     llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
         timeout, ...); default from $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
     prompt_template (str): LLM prompt with {references} and {question}.
+    on_failure (str): "error" (default): an LLM reply that names no reference, or a request
+        without a usable reply, raises JudgmentError; "incomplete": the result says
+        complete=False and the score covers only interventions whose questions were all judged.
     cache_dir, revision, batch_size, device: passed to the embedding engine.
 Returns:
-    score, nae_rate, useful_rate, label_counts, n_interventions, n_questions, n_missing_cqs,
-    n_short, n_long, n_duplicates, n_empty, n_unparsed, unparsed, intervention_scores,
-    and per question labels, matched_ids, similarities; signature; per_item (score per
-    intervention).
+    score, nae_rate, useful_rate, complete, n_failed, failed, label_counts, n_interventions,
+    n_scored, n_questions, n_missing_cqs, n_short, n_long, n_duplicates, n_empty,
+    intervention_scores, and per question labels, matched_ids, similarities; signature;
+    per_item (score per intervention).
 Examples:
     >>> metric = evaluate.load("metrics/cq_reference_match")  # or argbench.load_metric
     >>> refs = [[{"id": "a", "cq": "Is the source reliable?", "label": 0},
@@ -57,7 +60,8 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CqReferenceMatch(OptionalInputs, evaluate.Metric):
+class CqReferenceMatch(OptionalInputs, CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
     OPTIONAL_INPUTS = {"intervention_ids": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
@@ -88,6 +92,7 @@ class CqReferenceMatch(OptionalInputs, evaluate.Metric):
         device=None,
         llm=None,
         prompt_template=None,
+        on_failure="error",
     ):
         return cq_reference_match(
             predictions,
@@ -104,4 +109,5 @@ class CqReferenceMatch(OptionalInputs, evaluate.Metric):
             device=device,
             llm=llm,
             prompt_template=prompt_template,
+            on_failure=on_failure,
         )

@@ -3,6 +3,7 @@
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as CQS_GEN_CITATION
+from argbench.metrics._inputs import CheckedInputs
 from argbench.scoring import features
 from argbench.scoring.cr_diversity import INPUTS, cr_diversity
 
@@ -41,7 +42,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrDiversity(evaluate.Metric):
+class CrDiversity(CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

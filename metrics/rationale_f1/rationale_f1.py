@@ -3,7 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
-from argbench.metrics._inputs import OptionalInputs
+from argbench.metrics._inputs import CheckedInputs, OptionalInputs
 from argbench.scoring import features
 from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
@@ -52,7 +52,8 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(OptionalInputs, evaluate.Metric):
+class RationaleF1(OptionalInputs, CheckedInputs, evaluate.Metric):
+    INPUTS = INPUTS  # checked by CheckedInputs before Features encode
     OPTIONAL_INPUTS = {"contexts": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
