@@ -1,6 +1,9 @@
-"""Benchmark the text metrics against baselines measured in the same run, on the real data.
+"""Benchmark the text metrics against baselines measured in the same run.
 
-ARGBENCH_SOURCES=/work/shared/sources python scripts/bench_metrics.py
+ARGBENCH_SOURCES=/work/shared/sources python scripts/bench_metrics.py   # the real data
+python scripts/bench_metrics.py --scaling   # synthetic inputs at 10k / 100k / 1M items
+
+On the real data:
 
 * cr_diversity vs the ``diversity`` 0.3.1 package (same values; speed ratio) on CQs-Gen's
   4,136 validation questions (one "system" = all of them) and per intervention.
@@ -13,11 +16,21 @@ ARGBENCH_SOURCES=/work/shared/sources python scripts/bench_metrics.py
   cache off: one batched encode over the unique texts of the whole input vs the per-answer
   procedure (an encode call per answer for the texts it brings, through the
   ``sentence_similarity`` hook), same values.
+
+``--scaling`` times every text metric (the argbench.scoring functions; argument_overlap without
+sbert) on seeded synthetic inputs of 10,000 / 100,000 / 1,000,000 items, plus cr_diversity
+through its evaluate module and the ``diversity`` 0.3.1 peer (CR + n-gram, the same texts).
+Each measurement is a fresh process (inputs built first, then the peak-RSS mark reset, so the
+peak is the metric's, on top of its inputs); the median of ``--runs`` (3) is printed.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -224,5 +237,201 @@ def bench_sbert(answers, arguments) -> None:
     )
 
 
+# ---- scaling: synthetic inputs, one fresh process per measurement ----
+
+
+def synthetic(work: str, n: int) -> dict:
+    """Seeded inputs of n items for one measurement, shaped like the metric's real data."""
+    import numpy as np
+
+    rng = np.random.default_rng(16)
+    letters = rng.integers(ord("a"), ord("z") + 1, (50_000, 9), dtype=np.uint8)
+    sizes = rng.integers(2, 10, 50_000)
+    vocab = np.array([w[:k].tobytes().decode() for w, k in zip(letters, sizes, strict=True)])
+    vocab = vocab.astype(object)
+    pool = vocab[np.minimum(rng.zipf(1.3, 4_000_000), len(vocab)) - 1].tolist()  # Zipf words
+    start = iter(rng.integers(0, len(pool) - 64, 64 * n).tolist())
+    length = iter(rng.integers(4, 20, 64 * n).tolist())
+
+    def sentence(low=0):
+        a = next(start)
+        return " ".join(pool[a : a + low + next(length)])
+
+    if work in ("cr_diversity", "cr_diversity (evaluate)", "diversity 0.3.1"):
+        return {"predictions": [sentence(2).capitalize() + "?" for _ in range(n)]}
+    if work == "argument_relevance":
+        labels = rng.integers(-1, 4, (n, 8)).tolist()
+        cited = rng.integers(1, 9, (n, 3)).tolist()
+        answers = [
+            f"{sentence().capitalize()} [{a}]. {sentence().capitalize()} [{b}, {c}]."
+            for a, b, c in cited
+        ]
+        return {"predictions": answers, "references": labels}
+    if work == "argument_overlap":
+        arguments = [[sentence() for _ in range(4)] for _ in range(n)]
+        answers = [
+            f"{args[0].capitalize()} [1]. {args[2][::2].capitalize()} [3]." for args in arguments
+        ]
+        return {"predictions": answers, "references": arguments}
+    if work == "rationale_f1":
+        contexts = [sentence(16) for _ in range(n)]
+        gold = [[" ".join(c.split()[3:9]), " ".join(c.split()[12:15])] for c in contexts]
+        pred = [[" ".join(c.split()[4:9])] for c in contexts]
+        return {"predictions": pred, "references": gold, "contexts": contexts}
+    raise ValueError(f"unknown work {work!r}")
+
+
+def prepare(work: str):
+    """The measured call, with imports and module loading done (not timed); it returns what
+    the runs must agree on (cr_diversity rounded as the peer rounds)."""
+    if work in ("cr_diversity", "cr_diversity (evaluate)", "diversity 0.3.1"):
+        if work == "cr_diversity":
+            from argbench.scoring.cr_diversity import cr_diversity as compute
+        elif work == "cr_diversity (evaluate)":
+            compute = argbench.load_metric("cr_diversity").compute
+        else:
+            ref_cr, ref_ngram = diversity_reference()
+
+            def compute(predictions):
+                return {
+                    "compression_ratio": ref_cr(predictions),
+                    "ngram_diversity": ref_ngram(predictions, 4),
+                }
+
+        def run(inputs):
+            r = compute(predictions=inputs["predictions"])
+            return [round(r["compression_ratio"], 3), round(r["ngram_diversity"], 3)]
+
+        return run
+    import importlib
+
+    function = getattr(importlib.import_module(f"argbench.scoring.{work}"), work)
+
+    def run(inputs):
+        return {k: round(v, 6) for k, v in function(**inputs).items() if isinstance(v, float)}
+
+    if work == "rationale_f1":
+        function([["a"]], [["a"]], ["a"])  # builds the tokenizer once
+    return run
+
+
+def _status_mb(field: str) -> float | None:
+    """VmRSS / VmHWM of this process in MB (Linux), None elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            line = next(x for x in f if x.startswith(field + ":"))
+    except (OSError, StopIteration):
+        return None
+    return int(line.split()[1]) / 1024
+
+
+def measure(work: str, n: int) -> None:
+    """Build the inputs, reset the peak-RSS mark, time the call; print one JSON line."""
+    import gc
+
+    run = prepare(work)
+    inputs = synthetic(work, n)
+    gc.collect()
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # peak RSS := current RSS, so the peak is the metric's (Linux)
+    except OSError:
+        pass
+    start = _status_mb("VmRSS")
+    t = time.perf_counter()
+    value = run(inputs)
+    seconds = time.perf_counter() - t
+    peak = _status_mb("VmHWM")
+    if peak is None:  # no /proc: the lifetime peak, input generation included
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_mb": peak, "start_mb": start, "value": value}))
+
+
+def fresh(work: str, n: int, runs: int) -> dict:
+    """Median time and peak over ``runs`` fresh processes; the values must agree across runs."""
+    results = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, __file__, "--measure", work, str(n)],
+            capture_output=True,
+            text=True,
+        )
+        if out.returncode != 0:
+            sys.exit(f"{work} at {n:,} failed:\n{out.stderr}")
+        results.append(json.loads(out.stdout.splitlines()[-1]))
+    values = {json.dumps(r["value"]) for r in results}
+    if len(values) > 1:
+        sys.exit(f"{work} at {n:,}: runs disagree: {values}")
+    seconds = [r["seconds"] for r in results]
+    return {
+        "seconds": statistics.median(seconds),
+        "spread": (min(seconds), max(seconds)),
+        "peak_mb": statistics.median(r["peak_mb"] for r in results),
+        "start_mb": statistics.median(r["start_mb"] or 0 for r in results),
+        "value": results[0]["value"],
+    }
+
+
+SCALING = (
+    "argument_relevance",
+    "argument_overlap",
+    "rationale_f1",
+    "cr_diversity",
+    "cr_diversity (evaluate)",
+    "diversity 0.3.1",
+)
+
+
+def scaling(works, sizes, runs, limit) -> None:
+    print(
+        f"median of {runs} fresh processes; peak = peak RSS during the call "
+        f"(inputs included; + = above the RSS at the call); sizes predicted (linearly from the "
+        f"previous size) to take over {limit:.0f} s per run are not run"
+    )
+    print("| metric | " + " | ".join(f"{n:,} items" for n in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    table = {}
+    for work in works:
+        cells, previous = [], None
+        for n in sizes:
+            if previous and previous["seconds"] * n / previous["n"] > limit:
+                cells.append(f"not run (~{previous['seconds'] * n / previous['n']:,.0f} s)")
+                continue
+            r = previous = table[work, n] = {"n": n, **fresh(work, n, runs)}
+            cells.append(
+                f"{r['seconds']:.2f} s, {r['peak_mb']:,.0f} MB "
+                f"(+{r['peak_mb'] - r['start_mb']:,.0f})"
+            )
+        print(f"| {work} | " + " | ".join(cells) + " |", flush=True)
+    for n in sizes:
+        if ("cr_diversity", n) in table and ("diversity 0.3.1", n) in table:
+            ours, peer = table["cr_diversity", n], table["diversity 0.3.1", n]
+            same = ours["value"] == peer["value"]
+            if ("cr_diversity (evaluate)", n) in table:
+                same = same and table["cr_diversity (evaluate)", n]["value"] == peer["value"]
+            print(
+                f"cr_diversity CR + n-gram, {n:,} texts: x{peer['seconds'] / ours['seconds']:.1f} "
+                f"faster than diversity 0.3.1 ({ours['seconds']:.2f} s vs {peer['seconds']:.2f} "
+                f"s), peak {ours['peak_mb']:,.0f} vs {peer['peak_mb']:,.0f} MB; same values "
+                f"{same}: {peer['value']}"
+            )
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scaling", action="store_true", help="synthetic 10k / 100k / 1M")
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="with --scaling")
+    parser.add_argument("--runs", type=int, default=3, help="fresh processes per measurement")
+    parser.add_argument("--limit", type=float, default=180, help="seconds per run (predicted)")
+    parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(SCALING))
+    parser.add_argument("--measure", nargs=2, metavar=("WORK", "N"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        measure(args.measure[0], int(args.measure[1]))
+    elif args.scaling:
+        works = args.only.split(",") if args.only else SCALING
+        scaling(works, [int(n) for n in args.sizes.split(",")], args.runs, args.limit)
+    else:
+        main()

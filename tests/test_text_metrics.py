@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import math
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import argbench
+from argbench.scoring import cr_diversity as cr_module
 from argbench.scoring.argument_overlap import argument_overlap, numbered_arguments
 from argbench.scoring.argument_relevance import argument_relevance
 from argbench.scoring.cr_diversity import compression_ratio, cr_diversity, ngram_diversity
@@ -214,6 +218,11 @@ def _diversity_reference():
     return functions
 
 
+# The package stamps its inner gzip header with time.time(); for tiny corpora those 4 bytes can
+# move the compressed size by a byte or two, so comparisons run under one frozen clock.
+FROZEN_CLOCK = mock.patch("time.time", return_value=1_700_000_000.5)
+
+
 README_EXAMPLE = [
     "one day I will see the world",
     "one day I will see the world and all",
@@ -221,17 +230,48 @@ README_EXAMPLE = [
 ]
 
 
+@pytest.mark.parametrize("chunk", [2, cr_module._CHUNK])  # texts per piece: many or one
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=6))
-def test_compression_ratio_equals_diversity_package(texts):
+@given(texts=st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=6))
+def test_compression_ratio_equals_diversity_package(texts, chunk):
     reference_cr, _ = _diversity_reference()
-    assert round(compression_ratio(texts), 3) == reference_cr(texts, "gzip")
-    assert round(compression_ratio(texts, "xz"), 3) == reference_cr(texts, "xz")
+    with FROZEN_CLOCK, mock.patch.object(cr_module, "_CHUNK", chunk):
+        assert round(compression_ratio(texts), 3) == reference_cr(texts, "gzip")
+        assert round(compression_ratio(texts, "xz"), 3) == reference_cr(texts, "xz")
+
+
+def _gzip_twice_in_one_piece(data: bytes) -> int:
+    """diversity 0.3.1's gzip measure on the whole text at once, in memory."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="compressed.gz", mode="wb", fileobj=buffer) as f:
+        f.write(gzip.compress(data, compresslevel=9))
+    return buffer.getbuffer().nbytes
+
+
+def test_streamed_compression_equals_one_piece():
+    """Pieces of 10,000 texts and a text longer than zlib's 32 KB window: the byte counts of
+    the streamed compressors equal those of one call on the whole joined text."""
+    import lzma
+
+    import zstandard
+
+    texts = [f"Why is claim {k % 977} true for {k * 7919 % 1013}?" for k in range(25_000)]
+    texts[12_345] = "long " * 20_000
+    data = " ".join(texts).encode()
+    with FROZEN_CLOCK:
+        assert compression_ratio(texts) == len(data) / _gzip_twice_in_one_piece(data)
+    assert compression_ratio(texts, "xz") == len(data) / len(lzma.compress(data))
+    zstd = zstandard.ZstdCompressor(level=3).compressobj()
+    assert compression_ratio(texts, "zstd") == len(data) / len(zstd.compress(data) + zstd.flush())
+    reference_cr, _ = _diversity_reference()
+    with FROZEN_CLOCK:
+        assert round(compression_ratio(texts), 3) == reference_cr(texts)
 
 
 def test_diversity_readme_example_and_ngrams():
     reference_cr, reference_ngram = _diversity_reference()
-    r = cr_diversity(README_EXAMPLE)
+    with FROZEN_CLOCK:
+        r = cr_diversity(README_EXAMPLE)
     assert round(r["compression_ratio"], 3) == reference_cr(README_EXAMPLE)
     assert r["cr_diversity"] == pytest.approx(1 / r["compression_ratio"])
     assert round(r["ngram_diversity"], 3) == reference_ngram(README_EXAMPLE, 4)
@@ -249,6 +289,10 @@ def test_zstd_and_errors():
         compression_ratio([""])
     with pytest.raises(TypeError, match=r"predictions\[1\] must be a str"):
         cr_diversity(["a", None])
+    with mock.patch.object(cr_module, "_CHUNK", 2), pytest.raises(TypeError, match=r"\[4\]"):
+        ngram_diversity(["a", "b", "c", "d", 5])
+    with pytest.raises(ValueError, match=r"predictions\[1\] has no UTF-8 bytes"):
+        compression_ratio(["a", "\ud800"])
     with pytest.raises(ValueError, match="needs at least num_n=4"):
         ngram_diversity(["a b"])
 
@@ -263,6 +307,30 @@ def test_ngram_diversity_equals_diversity_package(texts, num_n):
             ngram_diversity(texts, num_n)
     else:
         assert round(ngram_diversity(texts, num_n), 3) == reference_ngram(texts, num_n)
+
+
+def _ngram_diversity_on_tuples(texts, num_n):
+    """diversity's definition without its rounding: sets of token tuples."""
+    tokens = " ".join(texts).split(" ")
+    ratios = []
+    for n in range(1, num_n + 1):
+        grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+        ratios.append(len(set(grams)) / len(grams))
+    return math.fsum(ratios)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab \n", max_size=20), min_size=1, max_size=8),
+    st.integers(1, 10),
+    st.sampled_from([1, 3, cr_module._CHUNK]),
+)
+def test_ngram_diversity_exact(texts, num_n, chunk):
+    """Unrounded equality with sets of tuples for every n up to 10 (so the n-gram ids built
+    from 2-, 4- and 8-gram ids are all exercised), whatever the texts per piece."""
+    if len(" ".join(texts).split(" ")) >= num_n:
+        with mock.patch.object(cr_module, "_CHUNK", chunk):
+            assert ngram_diversity(texts, num_n) == _ngram_diversity_on_tuples(texts, num_n)
 
 
 @given(st.lists(sentences, min_size=4, max_size=6))
