@@ -25,23 +25,24 @@ def list_datasets() -> list[str]:
     return sorted(DATASETS)
 
 
-def load_dataset(name, config=None, split=None, *, sources=None, cache_dir=None):
+def load_dataset(name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None):
     """Build (or reuse the cached) dataset ``name`` in-process and return it.
 
     Returns a ``datasets.DatasetDict``, or a ``datasets.Dataset`` when ``split`` is given.
     ``sources`` is a mirror folder laid out by URL (default: ``$ARGBENCH_SOURCES``, then the
-    network); ``cache_dir`` is the datasets cache (default: ``HF_DATASETS_CACHE``).
+    network); ``cache_dir`` is the datasets cache (default: ``HF_DATASETS_CACHE``);
+    ``num_proc`` builds in that many processes where the loader has several source shards.
     """
     from argbench.load import load
 
-    return load(name, config, split, sources=sources, cache_dir=cache_dir)
+    return load(name, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
 
 
-def build(name, out_dir, *, sources=None, cache_dir=None):
+def build(name, out_dir, *, sources=None, cache_dir=None, num_proc=None):
     """Write ``<out_dir>/<name>/``: the Hub layout (card + Parquet) for every config of ``name``."""
     from argbench.layout import build as _build
 
-    return _build(name, out_dir, sources=sources, cache_dir=cache_dir)
+    return _build(name, out_dir, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
 
 
 def list_metrics() -> list[str]:

@@ -10,9 +10,16 @@ Cache location: ``cache_dir=`` argument, else ``$ARGBENCH_EMBEDDINGS_CACHE``, el
 ``$HF_HOME/argbench/embeddings`` (``~/.cache/huggingface/argbench/embeddings``).
 ``cache_dir=False`` disables the cache. One folder per model identity holds
 ``identity.json`` (what the key was computed from) and ``embeddings.sqlite`` (sha256 of the
-text → float32 vector); SQLite gives atomic, concurrent-safe writes. Vectors are checked when
-written and when read (finite, unit length); a bad one is recomputed, and a database SQLite
-cannot read is moved aside and rebuilt, each with a warning.
+text → float32 vector); SQLite gives atomic writes, and processes on one machine may share
+the file (writers wait for each other). Vectors are checked when written and when read
+(finite, unit length); a bad one is recomputed, and a database SQLite cannot read is moved
+aside and rebuilt, each with a warning. Missing texts are encoded and stored in chunks of
+``ENCODE_CHUNK``, so an interrupted run keeps what it encoded.
+
+Several devices or processes: ``device=["cuda:0", "cuda:1"]`` or ``processes=N`` hands the
+missing texts to sentence-transformers' multi-process pool (one process per entry, started
+once per Embedder, stopped by :meth:`Embedder.close`); deduplication and the cache work as in
+one process, since only the missing unique texts go to the pool.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import re
 import sqlite3
 import time
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +55,8 @@ CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 # Show a progress bar when at least this many texts must actually be encoded.
 PROGRESS_MIN = 1000
 _SQL_CHUNK = 500
+# Missing texts are encoded and written to the cache this many at a time.
+ENCODE_CHUNK = 8192
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
 _FOLDER_SIGNATURES: dict[tuple[str, str], str] = {}  # (path, cheap fingerprint) -> signature
 
@@ -218,9 +228,11 @@ class _Store:
             con = None
             try:
                 con = sqlite3.connect(self.path, timeout=120)
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB) WITHOUT ROWID"
-                )
+                # A new file: 32 KiB pages and a rowid table keep a vector (up to ~8,000
+                # floats) in its row, ~1.1x the vector's bytes. (Files of the earlier WITHOUT
+                # ROWID layout, ~3x with 4 KiB pages, are read and written as they are.)
+                con.execute("PRAGMA page_size = 32768")
+                con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB)")
                 return action(con)
             except sqlite3.OperationalError as error:  # locked for 120 s, unwritable, ...
                 raise CacheError(
@@ -279,8 +291,11 @@ class Embedder:
     """Encodes texts with one sentence-transformers model, through the on-disk cache.
 
     ``model``: a Hub name (``"stsb-mpnet-base-v2"``), a local folder, or a loaded
-    ``SentenceTransformer``. ``revision`` pins a Hub revision. ``device`` is passed to
-    sentence-transformers (a list of devices runs its multi-process encoding).
+    ``SentenceTransformer``. ``revision`` pins a Hub revision. ``device``: one device
+    (``"cuda:0"``), or a list of devices to encode in one process per entry
+    (``["cuda:0", "cuda:1"]``, ``["cpu", "cpu"]``). ``processes=N``: N encoding processes on
+    ``device`` (default: the GPUs in turn, else the CPU). Vectors do not depend on these
+    (to float tolerance), so the cache is shared between them.
     """
 
     def __init__(
@@ -290,16 +305,19 @@ class Embedder:
         revision: str | None = None,
         cache_dir: str | os.PathLike | bool | None = None,
         device=None,
+        processes: int | None = None,
         batch_size: int = 64,
         show_progress_bar: bool | None = None,
     ):
         if isinstance(model, Embedder):
             raise TypeError("model is already an Embedder; use it directly")
         self.revision = revision
-        self.device = device
+        self.targets = _targets(device, processes)  # None: encode in this process
+        self.device = None if self.targets else device
         self.batch_size = batch_size
         self.show_progress_bar = show_progress_bar
         self._model = None
+        self._pool = None
         self.n_encoded = 0  # texts actually run through the model by this Embedder
         if isinstance(model, (str, os.PathLike)):
             self.name = str(model)
@@ -363,11 +381,12 @@ class Embedder:
     def model(self):
         """The SentenceTransformer, loaded on first use (and once per process)."""
         if self._model is None:
-            key = (self._source, self.revision, str(self.device))
+            # The pool moves its model to the CPU: it gets its own copy.
+            key = (self._source, self.revision, str(self.device), bool(self.targets))
             if key not in _LOADED:
                 from sentence_transformers import SentenceTransformer
 
-                device = self.device if isinstance(self.device, str) else None
+                device = "cpu" if self.targets else self.device
                 offline = is_offline("models")
                 try:
                     _LOADED[key] = SentenceTransformer(
@@ -383,30 +402,38 @@ class Embedder:
             self._model = _LOADED[key]
         return self._model
 
-    def _run_model(self, texts: list[str], where: list[int]) -> np.ndarray:
-        """Unit vectors from the model; a NaN or zero row is an error naming the text."""
+    def _run_model(self, texts: list[str], where: list[int], keys: list[bytes]) -> np.ndarray:
+        """Unit vectors from the model, ``ENCODE_CHUNK`` texts at a time, each chunk cached
+        when done; a NaN or zero row is an error naming the text."""
         progress = self.show_progress_bar
         if progress is None:
             progress = len(texts) >= PROGRESS_MIN
-        extra = {"device": self.device} if isinstance(self.device, list) else {}
-        new = self.model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=progress,
-            **extra,
-        ).astype(np.float32, copy=False)
-        self.n_encoded += len(texts)
-        for row, vector in enumerate(new):
-            if not _unit(vector):
-                kind = "NaN" if not np.isfinite(vector).all() else "zero or non-unit"
-                raise ValueError(
-                    f"texts[{where[row]}] ({texts[row]!r:.60}): the model gave a {kind} "
-                    f"embedding ({self.name}); nothing was cached. The model is broken or "
-                    "cannot embed this text"
-                )
-        return new
+        options = {"batch_size": self.batch_size, "normalize_embeddings": True}
+        if self.targets:
+            options["pool"] = self.pool()
+        from tqdm.auto import tqdm
+
+        chunks = []
+        with tqdm(total=len(texts), unit="text", desc="encoding", disable=not progress) as bar:
+            for start in range(0, len(texts), ENCODE_CHUNK):
+                chunk = texts[start : start + ENCODE_CHUNK]
+                new = self.model.encode(
+                    chunk, convert_to_numpy=True, show_progress_bar=False, **options
+                ).astype(np.float32, copy=False)
+                self.n_encoded += len(chunk)
+                for row, vector in enumerate(new):
+                    if not _unit(vector):
+                        kind = "NaN" if not np.isfinite(vector).all() else "zero or non-unit"
+                        raise ValueError(
+                            f"texts[{where[start + row]}] ({chunk[row]!r:.60}): the model gave "
+                            f"a {kind} embedding ({self.name}); nothing of its chunk was "
+                            "cached. The model is broken or cannot embed this text"
+                        )
+                if self._store:
+                    self._store.put(keys[start : start + len(chunk)], new)
+                chunks.append(new)
+                bar.update(len(chunk))
+        return np.concatenate(chunks)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 embeddings, one row per input text (duplicates share a row's value).
@@ -434,9 +461,9 @@ class Embedder:
         invalid = [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
         todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
         while todo:  # twice at most: when the model's size differs from the cached one
-            new = self._run_model([unique[i] for i in todo], [first[unique[i]] for i in todo])
-            if self._store:
-                self._store.put([keys[i] for i in todo], new)
+            new = self._run_model(
+                [unique[i] for i in todo], [first[unique[i]] for i in todo], [keys[i] for i in todo]
+            )
             vectors.update(zip(todo, new, strict=True))
             todo = [i for i, v in vectors.items() if len(v) != new.shape[1]]
             invalid += todo
@@ -450,6 +477,69 @@ class Embedder:
         matrix = np.stack([vectors[i] for i in range(len(unique))])
         position = {text: i for i, text in enumerate(unique)}
         return matrix[[position[t] for t in texts]]
+
+    def pool(self):
+        """The multi-process pool (started on first use, one process per target device)."""
+        if self._pool is None:
+            if not self.targets:
+                raise ValueError(
+                    "this Embedder encodes in one process: pass device=[...] or processes=N"
+                )
+            model = self.model
+            # CPU processes share the cores: torch in each would start a thread per core
+            cpus = sum(1 for target in self.targets if target.startswith("cpu"))
+            threads = os.environ.get("OMP_NUM_THREADS")
+            if cpus and threads is None:  # read by the processes as they start
+                os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // cpus))
+            try:
+                self._pool = model.start_multi_process_pool(self.targets)
+            finally:
+                if cpus and threads is None:
+                    del os.environ["OMP_NUM_THREADS"]
+            self._stop = weakref.finalize(self, _stop_pool, self._pool)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the encoding processes, if any (also done when the Embedder is collected)."""
+        if self._pool is not None:
+            self._stop()
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _stop_pool(pool) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    SentenceTransformer.stop_multi_process_pool(pool)
+
+
+def _targets(device, processes: int | None) -> list[str] | None:
+    """The devices of the encoding processes, or None to encode in this process."""
+    if processes is not None and (type(processes) is not int or processes < 1):
+        raise ValueError(f"processes must be a positive integer, got {processes!r}")
+    if isinstance(device, (list, tuple)):
+        if not device or not all(isinstance(d, str) for d in device):
+            raise ValueError(
+                f"device must be a device name or a non-empty list of them, got {device!r}"
+            )
+        if processes is not None and processes != len(device):
+            raise ValueError(f"processes={processes} but {len(device)} devices: give one of them")
+        return list(device)
+    if device is not None and not isinstance(device, str):
+        raise ValueError(f"device must be a device name or a list of them, got {device!r}")
+    if processes is None or processes == 1:
+        return None
+    if device is not None:
+        return [device] * processes
+    import torch
+
+    gpus = torch.cuda.device_count()
+    return [f"cuda:{i % gpus}" for i in range(processes)] if gpus else ["cpu"] * processes
 
 
 class CosineSimilarity:

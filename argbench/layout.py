@@ -201,10 +201,12 @@ def build(
     cache_dir=None,
     log: Callable[[str], None] | None = None,
     repo_id: str | None = None,
+    num_proc: int | None = None,
 ) -> Path:
     """Write ``<out_dir>/<name>/`` atomically: a failed build leaves the previous folder (or none).
 
     ``repo_id``: the Hub repository the folder is for, named in the card's "How to load".
+    ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
     Builds of one dataset into one folder take turns (a lock file ``.<name>.lock`` beside
     it), and each first removes what a killed build left (``.<name>.partial-*``,
     ``.<name>.old-*``). The folder is made like any other, so it follows the umask.
@@ -229,7 +231,7 @@ def build(
             infos, statistics, download_sizes = {}, {}, {}
             for config in config_names(name):
                 log(f"{name}/{config}: building")
-                splits = load(name, config, sources=sources, cache_dir=cache_dir)
+                splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
                 for split, ds in splits.items():
                     target = staging / "data" / config / PARQUET_NAME.format(split=split)
                     target.parent.mkdir(parents=True, exist_ok=True)

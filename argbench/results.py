@@ -93,15 +93,19 @@ class Split:
         return "/".join(str(x) for x in (self.name, self.config, self.split) if x)
 
 
-def load_split(dataset, config=None, split=None, *, sources=None, cache_dir=None) -> Split:
+def load_split(
+    dataset, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None
+) -> Split:
     """``dataset``: an argbench dataset name, a folder written by ``argbench build`` (or any
     folder ``datasets.load_dataset`` reads), or a Hub dataset id. ``split`` may be left out
-    when there is only one."""
+    when there is only one. ``num_proc``: processes for building an argbench dataset."""
     import argbench
 
     folder = Path(str(dataset)).expanduser()
     if str(dataset) in argbench.list_datasets():
-        splits = argbench.load_dataset(dataset, config, sources=sources, cache_dir=cache_dir)
+        splits = argbench.load_dataset(
+            dataset, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc
+        )
         name, source = str(dataset), "argbench"
     elif folder.is_dir():
         splits = _load_with_datasets(str(folder), config, cache_dir)
@@ -418,6 +422,7 @@ def evaluate_predictions(
     confidence: float = 0.95,
     sources=None,
     cache_dir=None,
+    num_proc: int | None = None,
     command: str | None = None,
     note=lambda message: None,
 ) -> dict:
@@ -434,13 +439,16 @@ def evaluate_predictions(
     Ids missing from the predictions are an error unless ``allow_missing`` (then only the
     predicted items are scored and ``n_missing`` says how many were not); unknown and
     duplicated ids are always errors. ``ci`` adds bootstrap intervals
-    (:func:`add_intervals`). ``options`` go to the metric's ``compute``.
+    (:func:`add_intervals`). ``options`` go to the metric's ``compute``. ``num_proc``:
+    processes for building an argbench dataset (:func:`load_split`).
     """
     from argbench.scoring import metric_function
 
     if metric not in COLUMNS:
         raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
-    chosen = load_split(dataset, config, split, sources=sources, cache_dir=cache_dir)
+    chosen = load_split(
+        dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
+    )
     compute, features = metric_function(metric)  # the plain function: no evaluate import
     if "predictions" not in features:
         raise ValueError(f"{metric} takes no predictions (inputs: {', '.join(features)})")

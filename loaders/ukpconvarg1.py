@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime, timezone
+from xml.sax.saxutils import unescape
 
 import datasets
 
@@ -136,6 +138,7 @@ LABELS = ["a1", "a2", "equal"]  # the workers' choices: argument 1, argument 2, 
 STRICT_LABELS = ["a1", "a2"]
 WORKER_STANCES = ["same", "opposite", "none"]  # the worker's own stance towards the side
 _STRICT_HEADER = ["#id", "label", "a1", "a2"]
+_TURK_ID = re.compile(r"<turkID>([^<]*)</turkID>")
 _RANKING_HEADER = ["#id", "rank", "argument"]
 
 CITATION = """\
@@ -261,14 +264,35 @@ class UKPConvArg1(ArgbenchBuilder):
         return sorted(key.split("/", 1)[1] for key in self.SOURCES if key.startswith(f"{config}/"))
 
     def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(datasets.Split.TRAIN)]
+        # One shard per debate side file: download_and_prepare(num_proc=N) builds them in N
+        # processes. Pseudonyms are numbered over all files first, so every shard agrees.
+        sides = self.sides(self.config.name)
+        pseudonyms = self._worker_pseudonyms(sides) if self.config.name == "full" else {}
+        return [
+            datasets.SplitGenerator(
+                datasets.Split.TRAIN, gen_kwargs={"sides": sides, "pseudonyms": pseudonyms}
+            )
+        ]
 
-    def _generate_examples(self):
+    def _generate_examples(self, sides, pseudonyms):
         config = self.config.name
-        self._pseudonyms: dict[str, str] = {}  # raw worker id -> worker_N, first appearance
-        for side in self.sides(config):
+        self._pseudonyms = pseudonyms
+        for side in sides:
             for index, example in getattr(self, f"_{config}")(f"{config}/{side}", side):
                 yield f"{side}/{index}", example
+
+    def _worker_pseudonyms(self, sides) -> dict[str, str]:
+        """raw worker id -> ``worker_N``, N by first appearance over the sides in order.
+
+        A text scan of the ``<turkID>`` elements (the only ones in the files, each in an
+        mTurkAssignment); a worker the scan missed is an error when the rows are built.
+        """
+        pseudonyms: dict[str, str] = {}
+        for side in sides:
+            text = self.source_path(f"full/{side}").read_text(encoding="utf-8")
+            for worker in _TURK_ID.findall(text):
+                pseudonyms.setdefault(unescape(worker), f"worker_{len(pseudonyms) + 1}")
+        return pseudonyms
 
     # -- full (XML) -----------------------------------------------------------------------
 
@@ -364,6 +388,8 @@ class UKPConvArg1(ArgbenchBuilder):
                 return f"{at['within']}/{name}"
 
             worker = self._text(source, index, assignment, "turkID", nonempty=True, **at)
+            if worker not in self._pseudonyms:
+                raise self.error(source, index, field("turkID"), "not found by the id scan")
             value = self._text(source, index, assignment, "value", **at)
             if value not in LABELS:
                 raise self.error(
@@ -388,9 +414,7 @@ class UKPConvArg1(ArgbenchBuilder):
                 )
             annotations.append(
                 {
-                    "worker": self._pseudonyms.setdefault(
-                        worker, f"worker_{len(self._pseudonyms) + 1}"
-                    ),
+                    "worker": self._pseudonyms[worker],
                     "value": value,
                     "reason": self._text(source, index, assignment, "reason", **at),
                     "worker_stance": stance,

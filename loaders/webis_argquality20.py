@@ -181,10 +181,13 @@ class WebisArgQuality20(ArgbenchBuilder):
         )
 
     def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(datasets.Split.TRAIN)]
+        # pairwise: one shard per quality dimension's file, so download_and_prepare(num_proc=N)
+        # builds them in N processes (same rows, same order)
+        shards = {"dimensions": list(DIMENSIONS)} if self.config.name == "pairwise" else {}
+        return [datasets.SplitGenerator(datasets.Split.TRAIN, gen_kwargs=shards)]
 
-    def _generate_examples(self):
-        yield from getattr(self, f"_{self.config.name}")()
+    def _generate_examples(self, **shards):
+        yield from getattr(self, f"_{self.config.name}")(**shards)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -232,9 +235,9 @@ class WebisArgQuality20(ArgbenchBuilder):
             b = self._item(dimension, index, row, " B")
             yield index, a, b, WINNERS[row["Comparison"]]
 
-    def _pairwise(self):
+    def _pairwise(self, dimensions):
         topics = self._topics_of_items()
-        for dimension in DIMENSIONS:
+        for dimension in dimensions:
             source = self.SOURCES[dimension].filename
             for index, a, b, winner in self._judgments(dimension):
                 shared = topics.get(a, set()) & topics.get(b, set())

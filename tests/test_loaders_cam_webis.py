@@ -260,6 +260,23 @@ def test_webis_pairwise_topics_inferred(fixture_mirror, cache_dir):
     assert (ds[1]["discussion_id_a"], ds[1]["argument_id_a"]) == (20, 1)
 
 
+def test_webis_pairwise_two_processes_build_the_same_rows(fixture_mirror, tmp_path):
+    """One shard per quality dimension's file."""
+    mirror = fixture_mirror("webis_argquality20")
+    one, two = (
+        argbench.load_dataset(
+            "webis_argquality20",
+            "pairwise",
+            "train",
+            sources=mirror,
+            cache_dir=str(tmp_path / str(n)),
+            num_proc=n,
+        )
+        for n in (1, 2)
+    )
+    assert two.to_list() == one.to_list() and len(set(one["dimension"])) == 3
+
+
 @pytest.mark.parametrize(
     ("pair", "problem"),
     [("10,1,20,1", "no topic"), ("30,1,30,1", r"several topics \[1, 2\]")],

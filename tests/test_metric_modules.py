@@ -109,7 +109,8 @@ def test_function_and_module_compute_the_same(name):
     """`argbench evaluate` calls argbench.scoring.<name>.<name>; evaluate.load runs the module."""
     function, inputs = metric_function(name)
     metric = argbench.load_metric(name)
-    assert features(inputs) == metric.features
+    # plus the optional per-example inputs (metrics/_inputs.py), which the CLI passes as options
+    assert features({**inputs, **getattr(metric, "OPTIONAL_INPUTS", {})}) == metric.features
     module_parameters = list(inspect.signature(metric._compute).parameters.values())
     function_parameters = list(inspect.signature(function).parameters.values())
     assert [(p.name, p.default) for p in module_parameters] == [

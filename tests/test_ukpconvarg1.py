@@ -149,6 +149,17 @@ def test_workers_get_stable_pseudonyms_in_order_of_first_appearance(mirror, cach
     assert len(per_worker) == 6
 
 
+@pytest.mark.parametrize("config", ["full", "strict", "ranking"])
+def test_two_processes_build_the_same_rows(mirror, tmp_path, config):
+    """One shard per side file; worker pseudonyms shared across the two fixture sides."""
+    root = mirror()
+    one = load(root, config, str(tmp_path / "one"))
+    two = argbench.load_dataset(
+        NAME, config, "train", sources=root, cache_dir=str(tmp_path / "two"), num_proc=2
+    )
+    assert two.to_list() == one.to_list()
+
+
 def test_raw_mturk_ids_never_reach_data_cache_or_card(mirror, cache_dir, tmp_path):
     root = mirror()
     folder = argbench.build(NAME, tmp_path / "out", sources=root, cache_dir=cache_dir)
@@ -209,6 +220,7 @@ BAD_XML = [
     ("<stance>Evolution</stance>\n      <text>You can", "<stance>Creation</stance>\n      <text>You can", r"example 0, field 'arg2/stance': differs"),
     ("</mTurkAssignments>\n    <goldLabel>equal", "</mTurkAssignments>\n  </annotatedArgumentPair>\n  <annotatedArgumentPair>\n    <goldLabel>equal", r"example 2, field 'arg1/id': missing"),
     ("</list>", "", r"evolution-vs-creation_evolution.xml: not well-formed XML"),
+    ("<turkID>A2FAKEWORKERBB</turkID>", "<turkID >A9NEWWORKERZZ</turkID>", r"example 0, field 'mTurkAssignments/mTurkAssignment\[2\]/turkID': not found by the id scan"),
 ]  # fmt: skip
 
 
@@ -357,6 +369,16 @@ def test_mirror_raw_mturk_ids_never_published(real, real_mirror, tmp_path):
     workers = {m.group(1) for p in xml for m in re.finditer(r"<turkID>([^<]+)<", p.read_text())}
     assert len(workers) == 3815
     assert_no_raw_ids(ids, folder, cache, tmp_path)
+
+
+@pytest.mark.mirror
+@pytest.mark.parametrize("config", ["full", "strict", "ranking"])
+def test_mirror_two_processes_build_the_same_rows(real, real_mirror, tmp_path, config):
+    """The largest corpus (32 side files per config) built in 2 processes: the same rows."""
+    two = argbench.load_dataset(
+        NAME, config, "train", sources=real_mirror, cache_dir=str(tmp_path), num_proc=2
+    )
+    assert two.to_list() == real[2][config].to_list()
 
 
 @pytest.mark.mirror

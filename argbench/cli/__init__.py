@@ -49,6 +49,16 @@ def add_data_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--cache-dir", help="datasets cache folder (default: HF_DATASETS_CACHE)")
 
 
+def add_num_proc(command: argparse.ArgumentParser) -> None:
+    """``--num-proc``: processes for building a dataset (loaders with several source shards)."""
+    command.add_argument(
+        "--num-proc",
+        type=int,
+        metavar="N",
+        help="build datasets in N processes, one shard of source files each (same rows)",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="argbench", description="Argument-mining corpora and metrics for Hugging Face."

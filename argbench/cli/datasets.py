@@ -6,7 +6,7 @@ import json
 import time
 
 import argbench
-from argbench.cli import UsageError, add_data_options, check_dataset
+from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 
 
 def _cmd_list(args) -> int:
@@ -40,6 +40,7 @@ def _cmd_build(args) -> int:
             sources=args.sources,
             cache_dir=args.cache_dir,
             log=lambda m: print(f"  {m}", flush=True),
+            num_proc=args.num_proc,
         )
         elapsed = time.perf_counter() - start
         for config, splits in row_counts(folder).items():
@@ -118,6 +119,7 @@ def add_commands(sub) -> None:
     build = sub.add_parser("build", help="build datasets into Hub-layout folders (card + Parquet)")
     build.add_argument("names", nargs="*", metavar="NAME", help="datasets to build (default: all)")
     build.add_argument("--out", required=True, help="output folder; each dataset goes to OUT/NAME")
+    add_num_proc(build)
     add_data_options(build)
     build.set_defaults(run=_cmd_build)
 

@@ -15,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from argbench.cli import UsageError, add_data_options, check_dataset
+from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 from argbench.cli._io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
@@ -201,6 +201,7 @@ def add_commands(subparsers) -> None:
         help="claim_relation: draw the precision-recall curve to this file (needs matplotlib)",
     )
     ev.add_argument("--json", action="store_true", help="print the full result as JSON")
+    add_num_proc(ev)
     add_data_options(ev)
     ev.set_defaults(run=_cmd_evaluate)
 
@@ -276,6 +277,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             system=args.system,
             sources=args.sources,
             cache_dir=args.cache_dir,
+            num_proc=args.num_proc,
             command=_command(args),
             note=note,
         )
@@ -381,7 +383,12 @@ def _records(args) -> tuple[list, list | None, str, object]:
     if args.dataset:
         _check_dataset(args)
         split = load_split(
-            args.dataset, args.config, args.split, sources=args.sources, cache_dir=args.cache_dir
+            args.dataset,
+            args.config,
+            args.split,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            num_proc=args.num_proc,
         )
         return split.data.to_list(), None, split.label(), split
     if args.config or args.split:

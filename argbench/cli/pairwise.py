@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from argbench.cli import add_data_options
@@ -167,6 +168,7 @@ def _cmd_simulate(args) -> int:
     from argbench.reproduce.webis import paper_agreement, paper_table1
     from argbench.scoring.sparsification import sparsification_study
 
+    start = time.perf_counter()
     rows = sparsification_study(
         judgments=_ints(args.judgments, "--judgments"),
         groups=_ints(args.groups, "--groups"),
@@ -181,19 +183,31 @@ def _cmd_simulate(args) -> int:
         sources=args.sources,
         cache_dir=args.cache_dir,
     )
+    seconds = time.perf_counter() - start
     paper = paper_table1() if args.items == 32 else {}
+    diffs, agreed = [], 0
     print(f"{'x':>2} {'k':>3} {'judgments':>9} {'paper':>6} | {'rho':>6} {'95% CI':>16} | paper")
     for r in rows:
         published = paper.get((r["x"], r["k"]))
         theirs = "—"
         if published:
             diff, agree = paper_agreement(r)
+            diffs.append(abs(diff))
+            agreed += agree
             r.update(paper_rho=published[2], paper_agrees=agree)
             theirs = f"{published[2]:.2f} [{published[3]:.2f}, {published[4]:.2f}] ({diff:+.3f})"
         print(
             f"{r['x']:>2} {r['k']:>3} {r['judgments']:>9} {r['judgments_paper']:>6} | "
             f"{r['rho']:>6.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {theirs}"
         )
+    if diffs:
+        print(
+            f"rows beside the paper: {len(diffs)}; within both CIs: {agreed}; mean |rho - paper| "
+            f"{sum(diffs) / len(diffs):.3f}, max {max(diffs):.3f}"
+        )
+    print(
+        f"{len(rows)} cells x {rows[0]['topics']} sides in {seconds:.1f} s (corpus load included)"
+    )
     if args.out:
         write_records(args.out, rows)
         print(f"rows -> {args.out}")

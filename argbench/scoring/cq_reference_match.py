@@ -130,19 +130,22 @@ def _check_predictions(predictions) -> list[list[str] | None]:
 
 
 def _sts_match(predictions, references, threshold, embedder):
-    """A decision per question (best reference, cosine), every unique text encoded once."""
+    """A decision per question (best reference, cosine), every unique text encoded once.
+
+    One row per distinct text, so memory grows with the distinct texts, not with items ×
+    references (each intervention's references repeat in every item of a large run)."""
     texts = [r["cq"] for refs in references for r in refs]
     texts += [q for qs in predictions if qs is not None for q in qs]
-    vectors = embedder.encode(texts)
-    out, ref_at, q_at = [], 0, sum(len(refs) for refs in references)
+    unique = list(dict.fromkeys(texts))
+    vectors = embedder.encode(unique)
+    row = {text: i for i, text in enumerate(unique)}
+    out = []
     for refs, qs in zip(references, predictions, strict=True):
-        r = vectors[ref_at : ref_at + len(refs)]
-        ref_at += len(refs)
         if qs is None:
             out.append(None)
             continue
-        q = vectors[q_at : q_at + len(qs)]
-        q_at += len(qs)
+        r = vectors[[row[ref["cq"]] for ref in refs]]
+        q = vectors[[row[question] for question in qs]]
         sims = q @ r.T  # unit vectors: cosine
         best = sims.argmax(axis=1)  # first index of the maximum, as np.argmax in the script
         values = sims[np.arange(len(qs)), best]

@@ -3,7 +3,7 @@
 import evaluate
 
 from argbench.loaders.cqs_gen import CITATION as _CITATION
-from argbench.metrics._inputs import CheckedInputs
+from argbench.metrics._inputs import CheckedInputs, OptionalInputs
 from argbench.scoring import features
 from argbench.scoring.cq_reference_match import DEFAULT_MODEL, INPUTS, LABELS, cq_reference_match
 
@@ -32,7 +32,8 @@ Args:
         script's default is 0.6).
     max_questions (int or None): score only the first N questions per intervention. Default
         None: all, as the public script (4 Useful questions then give 4/3).
-    intervention_ids (list of str): echoed in the output.
+    intervention_ids (list of str, optional): echoed in the output. An input like predictions
+        (add_batch takes it, and distributed evaluation gathers it).
     llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
         timeout, ...); default from $ARGBENCH_LLM_MODEL / _BASE_URL / _API_KEY.
     prompt_template (str): LLM prompt with {references} and {question}.
@@ -59,15 +60,16 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CqReferenceMatch(CheckedInputs, evaluate.Metric):
+class CqReferenceMatch(OptionalInputs, CheckedInputs, evaluate.Metric):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+    OPTIONAL_INPUTS = {"intervention_ids": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=features(INPUTS),
+            features=features({**INPUTS, **self.OPTIONAL_INPUTS}),
             reference_urls=[
                 "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen",
                 "https://github.com/hitz-zentroa/shared-task-critical-questions-generation",
@@ -100,7 +102,7 @@ class CqReferenceMatch(CheckedInputs, evaluate.Metric):
             threshold=threshold,
             max_questions=max_questions,
             label_names=label_names,
-            intervention_ids=intervention_ids,
+            intervention_ids=self.optional("intervention_ids", intervention_ids),
             revision=revision,
             cache_dir=cache_dir,
             batch_size=batch_size,

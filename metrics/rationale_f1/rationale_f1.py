@@ -3,7 +3,7 @@
 import evaluate
 
 from argbench.loaders.claimdiff import CITATION as CLAIMDIFF_CITATION
-from argbench.metrics._inputs import CheckedInputs
+from argbench.metrics._inputs import CheckedInputs, OptionalInputs
 from argbench.scoring import features
 from argbench.scoring.rationale_f1 import INPUTS, rationale_f1
 
@@ -33,7 +33,8 @@ Args:
     references (list of list of str): gold rationale phrases per example.
     contexts (list of str, optional): the text the phrases come from (ClaimDiff claim_a);
         phrases then become token spans of their first occurrence. Without contexts a phrase
-        is the set of its token strings.
+        is the set of its token strings. An input like predictions (add_batch takes it, and
+        distributed evaluation gathers it); also accepted by compute() after add_batch.
     iou_threshold (float): default 0.5.
     tokenizer (str): "argbench" (default, spaCy-compatible, pure Python) or "spacy".
 Returns:
@@ -51,15 +52,16 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RationaleF1(CheckedInputs, evaluate.Metric):
+class RationaleF1(OptionalInputs, CheckedInputs, evaluate.Metric):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
+    OPTIONAL_INPUTS = {"contexts": "string"}  # see argbench.metrics._inputs
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=features(INPUTS),
+            features=features({**INPUTS, **self.OPTIONAL_INPUTS}),
             reference_urls=[
                 "https://github.com/kaistAI/ClaimDiff",
                 "https://github.com/jayded/eraserbenchmark",
@@ -69,4 +71,5 @@ class RationaleF1(CheckedInputs, evaluate.Metric):
     def _compute(
         self, predictions, references, contexts=None, iou_threshold=0.5, tokenizer="argbench"
     ):
+        contexts = self.optional("contexts", contexts)
         return rationale_f1(predictions, references, contexts, iou_threshold, tokenizer)
