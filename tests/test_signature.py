@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -183,17 +185,30 @@ def test_cq_reference_match_sts_fields(minilm, tmp_path):
 
 
 def test_model_field_is_the_folder_content_not_its_place(minilm, tmp_path):
-    """Same files elsewhere (another machine's path, another folder name): same signature;
+    """A local model is named by its folder name (so a reader can tell which model) beside the
+    hash of its files. Same files elsewhere under the same name: same signature; under another
+    name: another string but the same measurement for ``differences`` (what compare checks);
     one file changed: another signature. Hub snapshots are named by repo and commit."""
+    name, _, digest = folder_signature(minilm).partition("@")
+    assert name == Path(minilm).resolve().name and re.fullmatch(r"folder-sha256:[0-9a-f]{12}", digest)
+    same_name = tmp_path / "elsewhere" / Path(minilm).resolve().name
     copy = tmp_path / "elsewhere" / "my-minilm"
-    copy.mkdir(parents=True)
-    for entry in os.scandir(minilm):
-        (copy / entry.name).symlink_to(entry.path)
-    assert folder_signature(copy) == folder_signature(minilm)
-    assert Embedder(str(copy), cache_dir=False).signature == folder_signature(minilm)
+    for folder in (same_name, copy):
+        folder.mkdir(parents=True)
+        for entry in os.scandir(minilm):
+            (folder / entry.name).symlink_to(entry.path)
+    assert folder_signature(same_name) == folder_signature(minilm)
+    assert folder_signature(copy) == f"my-minilm@{digest}"
+    assert Embedder(str(copy), cache_dir=False).signature == f"my-minilm@{digest}"
+    ours = Signature("m", [("model", folder_signature(minilm))])
+    theirs = Signature("m", [("model", folder_signature(copy))])
+    assert Signature.parse(theirs.render()) == theirs and ours != theirs
+    assert ours.differences(theirs) == []
     (copy / "README.md").unlink()
     (copy / "README.md").write_text("another card")
-    assert folder_signature(copy) != folder_signature(minilm)
+    assert folder_signature(copy).partition("@")[2] != digest
+    changed_files = Signature("m", [("model", folder_signature(copy))])
+    assert [field for field, *_ in ours.differences(changed_files)] == ["model"]
     snapshot = tmp_path / "models--org--name" / "snapshots" / ("ab12" * 10)
     snapshot.mkdir(parents=True)
     assert folder_signature(snapshot) == "org/name@ab12ab12ab12"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 from argbench.cli._io import read_json
-from argbench.metrics import list_metrics
+from argbench.metrics import list_metrics, metric_path, output_meanings
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
     add_intervals,
@@ -216,7 +216,7 @@ def _cmd_evaluate(args) -> int:
         print(header)
         if result.get("signature"):
             print(f"signature: {result['signature']}")
-        print(format_table(result))
+        print(format_table(result, args.metric))
     if args.out:
         print(f"results written to {args.out}", file=sys.stderr)
     if result.get("complete") is False:
@@ -526,16 +526,25 @@ def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], l
     return rows, other
 
 
-def format_table(result: dict) -> str:
-    """The scalar outputs as a name/value table (the signature is printed above it)."""
+def format_table(result: dict, metric: str | None = None) -> str:
+    """The scalar outputs as a name/value table (the signature is printed above it), with each
+    value's one-line meaning from the metric card's Outputs table and where the card is."""
     rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
+    meanings = output_meanings(metric) if metric else {}
     width = max([len("name")] + [len(name) for name, _ in rows])
-    lines = [f"{'name':<{width}}  value"]
-    for name, value in rows:
-        text = (
-            "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else value
-        )
-        lines.append(f"{name:<{width}}  {text}")
+    texts = [
+        "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
+        for _, value in rows
+    ]
+    value_width = max([len("value")] + [len(t) for t in texts])
+    lines = [f"{'name':<{width}}  {'value':<{value_width}}  meaning".rstrip()]
+    for (name, _), text in zip(rows, texts, strict=True):
+        # nested values (label_counts.Useful) take their parent's line
+        meaning = meanings.get(name) or meanings.get(name.split(".")[0], "")
+        lines.append(f"{name:<{width}}  {text:<{value_width}}  {meaning}".rstrip())
     if other:
         lines.append(f"(per-item outputs, with --json: {', '.join(other)})")
+    if metric:
+        card = metric_path(metric) / "README.md"
+        lines.append(f"(each value is defined in the metric card, section Outputs: {card})")
     return "\n".join(lines)
