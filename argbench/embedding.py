@@ -128,7 +128,7 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
     """A model folder's name in signatures, the same on every machine.
 
     A Hub snapshot in the HF cache is named by repo and commit; any other folder by its
-    name and content, ``<folder name>@folder-sha256:<12 hex>`` (e.g.
+    name (:func:`folder_model_name`) and content, ``<name>@folder-sha256:<12 hex>`` (e.g.
     ``all-MiniLM-L6-v2@folder-sha256:584f01a0a740``): the name so that a reader can tell which
     model it was, the sha256 over each file's relative path and content (dot files and dot
     folders such as ``.git`` left out) so that the files are pinned; neither the folder's
@@ -166,7 +166,22 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
         tmp.write_text(signature, encoding="utf-8")
         os.replace(tmp, memo)  # atomic: concurrent runs write the same content
     _FOLDER_SIGNATURES[key] = signature
-    return f"{path.name}@{signature}"
+    return f"{folder_model_name(path)}@{signature}"
+
+
+def folder_model_name(path: Path) -> str:
+    """What a reader calls the model in a folder: its model card's title when that is one word
+    (sentence-transformers cards start ``# all-MiniLM-L6-v2``), else the folder's name."""
+    card = Path(path) / "README.md"
+    if card.is_file():
+        with open(card, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("# "):
+                    title = line[2:].strip()
+                    if re.fullmatch(r"[\w.+/-]+", title):
+                        return title
+                    break
+    return Path(path).name
 
 
 def model_signature(model, revision: str | None = None) -> str:

@@ -159,10 +159,18 @@ def exit_code_rows() -> list[tuple[int, str, str]]:
     bad_input = ", ".join(f"`{e.__name__}`" for e in cli._BAD_INPUT)
     return [
         (0, "done", ""),
-        (1, "the run failed (an endpoint that stopped answering, failed judgments, a source "
-         "that cannot be fetched)", "`RuntimeError`, `OSError` (other than the ones below)"),
-        (2, "bad usage or bad input (unknown name or option, a bad record, file or value: the "
-         "message names the record and field); argparse's own errors", f"`UsageError`, {bad_input}"),
+        (
+            1,
+            "the run failed (an endpoint that stopped answering, failed judgments, a source "
+            "that cannot be fetched)",
+            "`RuntimeError`, `OSError` (other than the ones below)",
+        ),
+        (
+            2,
+            "bad usage or bad input (unknown name or option, a bad record, file or value: the "
+            "message names the record and field); argparse's own errors",
+            f"`UsageError`, {bad_input}",
+        ),
     ]
 
 
@@ -179,7 +187,9 @@ def exit_codes_page() -> str:
         "| status | meaning | raised as |",
         "|---|---|---|",
     ]
-    lines += [f"| {status} | {meaning} | {raised} |" for status, meaning, raised in exit_code_rows()]
+    lines += [
+        f"| {status} | {meaning} | {raised} |" for status, meaning, raised in exit_code_rows()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -198,7 +208,14 @@ def api_page() -> str:
     )
     lines = ["# Python API", "", "Generated from the docstrings of every public module.", ""]
     for name in modules:
-        lines += [f"## `{name}`", "", f"::: {name}", "    options:", "      show_root_heading: false", ""]
+        lines += [
+            f"## `{name}`",
+            "",
+            f"::: {name}",
+            "    options:",
+            "      show_root_heading: false",
+            "",
+        ]
     return "\n".join(lines)
 
 

@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -185,30 +184,31 @@ def test_cq_reference_match_sts_fields(minilm, tmp_path):
 
 
 def test_model_field_is_the_folder_content_not_its_place(minilm, tmp_path):
-    """A local model is named by its folder name (so a reader can tell which model) beside the
-    hash of its files. Same files elsewhere under the same name: same signature; under another
-    name: another string but the same measurement for ``differences`` (what compare checks);
-    one file changed: another signature. Hub snapshots are named by repo and commit."""
+    """A local model is named by its name (the card's one-word title, else the folder's name)
+    beside the hash of its files. Same files elsewhere: same signature; another name for the
+    same files: another string but the same measurement for ``differences`` (what compare
+    checks); one file changed: another hash. Hub snapshots are named by repo and commit."""
     name, _, digest = folder_signature(minilm).partition("@")
-    assert name == Path(minilm).resolve().name and re.fullmatch(r"folder-sha256:[0-9a-f]{12}", digest)
-    same_name = tmp_path / "elsewhere" / Path(minilm).resolve().name
-    copy = tmp_path / "elsewhere" / "my-minilm"
-    for folder in (same_name, copy):
+    assert name == "all-MiniLM-L6-v2"  # the card's title: the package's folder is called "model"
+    assert re.fullmatch(r"folder-sha256:[0-9a-f]{12}", digest)
+    same = tmp_path / "elsewhere" / "my-minilm"
+    copy = tmp_path / "other" / "my-minilm"
+    for folder in (same, copy):
         folder.mkdir(parents=True)
         for entry in os.scandir(minilm):
             (folder / entry.name).symlink_to(entry.path)
-    assert folder_signature(same_name) == folder_signature(minilm)
-    assert folder_signature(copy) == f"my-minilm@{digest}"
-    assert Embedder(str(copy), cache_dir=False).signature == f"my-minilm@{digest}"
+    assert folder_signature(same) == folder_signature(minilm)
+    assert Embedder(str(same), cache_dir=False).signature == folder_signature(minilm)
     ours = Signature("m", [("model", folder_signature(minilm))])
-    theirs = Signature("m", [("model", folder_signature(copy))])
-    assert Signature.parse(theirs.render()) == theirs and ours != theirs
-    assert ours.differences(theirs) == []
+    renamed = Signature("m", [("model", f"my-minilm@{digest}")])
+    assert Signature.parse(ours.render()) == ours and ours != renamed
+    assert ours.differences(renamed) == []
     (copy / "README.md").unlink()
-    (copy / "README.md").write_text("another card")
-    assert folder_signature(copy).partition("@")[2] != digest
-    changed_files = Signature("m", [("model", folder_signature(copy))])
-    assert [field for field, *_ in ours.differences(changed_files)] == ["model"]
+    (copy / "README.md").write_text("# SentenceTransformer based on a model\nanother card")
+    copy_name, _, copy_digest = folder_signature(copy).partition("@")
+    assert copy_name == "my-minilm" and copy_digest != digest  # no one-word title: folder name
+    changed = Signature("m", [("model", folder_signature(copy))])
+    assert [field for field, *_ in ours.differences(changed)] == ["model"]
     snapshot = tmp_path / "models--org--name" / "snapshots" / ("ab12" * 10)
     snapshot.mkdir(parents=True)
     assert folder_signature(snapshot) == "org/name@ab12ab12ab12"
@@ -220,7 +220,7 @@ def test_embedder_signature_is_kept_in_the_cache_folder(minilm, tmp_path):
     embedder = Embedder(minilm, cache_dir=tmp_path)
     assert embedder.signature == folder_signature(minilm)
     (memo,) = tmp_path.glob("*/signature.txt")
-    assert memo.read_text() == embedder.signature
+    assert memo.read_text() == embedder.signature.rpartition("@")[2]  # the hash; the name is read
 
 
 def test_signatures_are_the_same_in_a_fresh_process(minilm, tmp_path):
