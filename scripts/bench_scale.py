@@ -146,7 +146,10 @@ def main() -> None:
     parser.add_argument("--model", help="sentence-transformers folder (default: offline MiniLM)")
     parser.add_argument("--dataset", default="ukpconvarg1", help="build: the corpus")
     parser.add_argument("--config", action="append", help="build: configs (default: all)")
+    parser.add_argument("--small", action="store_true", help="CI size: encode 300 questions")
     args = parser.parse_args()
+    if args.small:
+        args.part, args.n = "encode", 300
     if args.part == "build":
         return build(args)
     if args.model is None:

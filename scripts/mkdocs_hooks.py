@@ -175,22 +175,24 @@ def exit_code_rows() -> list[tuple[int, str, str]]:
 
 
 def exit_codes_page() -> str:
-    import argbench.cli as cli
-
-    lines = [
-        "# Exit codes",
-        "",
-        "Every `argbench` subcommand exits with one of these (generated from `argbench.cli`:",
-        f"{(cli.exit_status.__doc__ or '').strip()}). Any other exception is a bug and is raised",
-        "with its traceback. Error messages start with `argbench <command>: error:`.",
-        "",
-        "| status | meaning | raised as |",
-        "|---|---|---|",
-    ]
-    lines += [
-        f"| {status} | {meaning} | {raised} |" for status, meaning, raised in exit_code_rows()
-    ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(
+        [
+            "# Exit codes",
+            "",
+            "Every `argbench` subcommand exits with one of these. The table is generated from",
+            "the code that decides the status (`argbench.cli.exit_status`); any other exception",
+            "is a bug and is raised with its traceback. Error messages start with",
+            "`argbench <command>: error:` and name what was wrong and where.",
+            "",
+            "| status | meaning | raised as |",
+            "|---|---|---|",
+            *[
+                f"| {status} | {meaning} | {raised} |"
+                for status, meaning, raised in exit_code_rows()
+            ],
+            "",
+        ]
+    )
 
 
 def api_page() -> str:
@@ -241,7 +243,16 @@ def performance_page() -> str:
             continue
         found = True
         runs = json.loads(summary.read_text(encoding="utf-8"))
-        lines += [f"## {label}", "", f"Machine: {runs.get('machine', 'unknown')}.", ""]
+        size = "small size (`--small`)" if runs.get("small") else "full size"
+        lines += [f"## {label}", "", f"{size}; machine: {runs.get('machine', 'unknown')}.", ""]
+        steps = folder / "ci_steps.jsonl"
+        if steps.is_file():  # written by .ci/run, one line per step, before this build
+            lines += ["CI steps of this run (`.ci/run`, a fresh clone):", ""]
+            lines += ["| step | seconds |", "|---|---|"]
+            for line in steps.read_text(encoding="utf-8").splitlines():
+                step = json.loads(line)
+                lines.append(f"| `{step['step']}` | {step['seconds']} |")
+            lines.append("")
         for bench in runs["benches"]:
             lines += [
                 f"### `{bench['command']}`",

@@ -138,7 +138,7 @@ def test_parse_markers_and_outputs(tmp_path):
     page.write_text("<!-- not run: reason -->\nplain text\n```bash\nls\n```\n")
     with pytest.raises(ValueError, match="not followed by a fence"):
         parse(page)
-    page.write_text("```python\nx = 1\n```\nwords\n```text title=\"Output\"\n1\n```\n")
+    page.write_text('```python\nx = 1\n```\nwords\n```text title="Output"\n1\n```\n')
     with pytest.raises(ValueError, match="text between"):
         parse(page)
 
