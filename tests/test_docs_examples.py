@@ -205,6 +205,8 @@ def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoin
         else:
             printed, error = _run_bash(block, tmp_path)
         where = f"{_id(page)}:{block.line} ({block.language})"
+        if os.environ.get("ARGBENCH_DOCS_SHOW"):  # for page authors: pytest -s shows each output
+            print(f"\n== {where}\n{printed}== end")
         if error:
             failures.append(f"{where} failed:\n{error}")
         elif block.output is not None and not matches(block.output, printed):

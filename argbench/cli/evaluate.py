@@ -74,7 +74,8 @@ cq_reference_match also reads shared-task files: SUBMISSION.json with --referenc
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
 Output: the signature (everything that can change the number: cite it with the figure) and a
-name/value table of the scalar outputs (nested counts as a.b); --json prints the whole
+name/value table of the scalar outputs (nested counts as a.b), each with its meaning from the
+metric card's Outputs table (the last line says where the card is); --json prints the whole
 result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
 percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
 argbench compare (values, per-item scores, signature, dataset name/version/content hash,
@@ -526,6 +527,23 @@ def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], l
     return rows, other
 
 
+# what --ci adds (argbench.results.add_intervals), not the metric: defined here, not in a card
+_CI_MEANINGS = {
+    "ci.low": "lower end of the bootstrap interval of `{}` (--ci)",
+    "ci.high": "upper end of the bootstrap interval of `{}` (--ci)",
+    "ci_method": "how the intervals were computed",
+}
+_VALUE_WIDTH = 10  # longer values (ci_method's text) push their meaning further right
+
+
+def _meaning(name: str, meanings: dict[str, str]) -> str:
+    if name.startswith("ci.") and name.count(".") >= 2:
+        key, end = name[3:].rsplit(".", 1)
+        return _CI_MEANINGS.get(f"ci.{end}", "").format(key)
+    # nested values (label_counts.Useful) take their parent's line
+    return meanings.get(name) or meanings.get(name.split(".")[0]) or _CI_MEANINGS.get(name, "")
+
+
 def format_table(result: dict, metric: str | None = None) -> str:
     """The scalar outputs as a name/value table (the signature is printed above it), with each
     value's one-line meaning from the metric card's Outputs table and where the card is."""
@@ -536,12 +554,10 @@ def format_table(result: dict, metric: str | None = None) -> str:
         "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
         for _, value in rows
     ]
-    value_width = max([len("value")] + [len(t) for t in texts])
+    value_width = min(_VALUE_WIDTH, max([len("value")] + [len(t) for t in texts]))
     lines = [f"{'name':<{width}}  {'value':<{value_width}}  meaning".rstrip()]
     for (name, _), text in zip(rows, texts, strict=True):
-        # nested values (label_counts.Useful) take their parent's line
-        meaning = meanings.get(name) or meanings.get(name.split(".")[0], "")
-        lines.append(f"{name:<{width}}  {text:<{value_width}}  {meaning}".rstrip())
+        lines.append(f"{name:<{width}}  {text:<{value_width}}  {_meaning(name, meanings)}".rstrip())
     if other:
         lines.append(f"(per-item outputs, with --json: {', '.join(other)})")
     if metric:
