@@ -42,7 +42,7 @@ BUILD ?= $(OUT)
 BENCH ?=
 DOCS_REQUIRE ?=
 docs: setup
-	ARGBENCH_DOCS_BUILD=$(abspath $(BUILD)) ARGBENCH_DOCS_BENCH=$(if $(BENCH),$(abspath $(BENCH)),) \
+	NO_MKDOCS_2_WARNING=1 ARGBENCH_DOCS_BUILD=$(abspath $(BUILD)) ARGBENCH_DOCS_BENCH=$(if $(BENCH),$(abspath $(BENCH)),) \
 		ARGBENCH_DOCS_REQUIRE=$(DOCS_REQUIRE) $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "site built: site/index.html"
 

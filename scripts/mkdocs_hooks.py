@@ -229,8 +229,9 @@ def performance_page() -> str:
         "Every figure here is what a bench script in `scripts/` printed, read from its output",
         "file at build time; none is typed by hand. Each bench prints ratios against a baseline",
         "measured in the same run. CI runs them all at a small size",
-        "(`python scripts/run_benches.py --small --out DIR`); full-size runs use the same",
-        "command without `--small`, and their folder is committed as `benchmarks/`.",
+        "(`python scripts/run_benches.py --small --out DIR`), so its times are those of small",
+        "inputs on CI's machine. A full-size run (`python scripts/run_benches.py --out",
+        "benchmarks`, up to an hour) committed as `benchmarks/` is shown here as well.",
         "",
     ]
     found = False
