@@ -141,6 +141,12 @@ def test_parse_markers_and_outputs(tmp_path):
     page.write_text('```python\nx = 1\n```\nwords\n```text title="Output"\n1\n```\n')
     with pytest.raises(ValueError, match="text between"):
         parse(page)
+    page.write_text("<!-- not run: -->\n```bash\nls\n```\n")
+    with pytest.raises(ValueError, match="needs a reason"):
+        parse(page)
+    page.write_text('<!-- not run: GPU -->\n```bash\nls\n```\n```text title="Output"\nx\n```\n')
+    with pytest.raises(ValueError, match="not run"):
+        parse(page)
 
 
 def test_output_matching_rules():
