@@ -2,7 +2,8 @@
 
 One test per page (any new ``docs/*.md`` is picked up), run from an empty temporary folder
 with ``ARGBENCH_SOURCES`` set:
-- ```` ```python ```` blocks run in order in one namespace per page;
+- ```` ```python ```` blocks run in order, each in a fresh namespace: a reader can copy any
+  one block alone, so a block that needs an import from an earlier one fails;
 - ```` ```bash ```` blocks run each as a ``bash -euo pipefail`` script in the page's folder;
 - ``<!-- not run: REASON -->`` on the line before a fence skips that block; each skipped block
   is reported as its own skipped test (page, line, reason);
@@ -199,7 +200,6 @@ def _run_bash(block: Block, folder: Path) -> tuple[str, str | None]:
 def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoint):
     monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "docs_example"}
     failures = []
     ran = 0
     for block in parse(page):
@@ -207,7 +207,7 @@ def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoin
             continue
         ran += 1
         if block.language == "python":
-            printed, error = _run_python(block, namespace)
+            printed, error = _run_python(block, {"__name__": "docs_example"})
         else:
             printed, error = _run_bash(block, tmp_path)
         where = f"{_id(page)}:{block.line} ({block.language})"
