@@ -95,7 +95,7 @@ class CqsGen(ArgbenchBuilder):
         },
     )
     HOMEPAGE = "https://github.com/hitz-zentroa/Benchmarking_CQs-Gen"
-    LICENSE = "unknown"
+    LICENSE = "cc-by-3.0"  # the authors' Hub copy HiTZ/CQs-Gen declares it
     CITATION = CITATION
     DESCRIPTION = "CQs-Gen: argumentative interventions and critical questions labelled Useful / Unhelpful / Invalid."
     BUILDER_CONFIGS = [
