@@ -21,8 +21,41 @@ def test_render_marks_missing_and_not_comparable():
         [rep.Row("a", 0.5, 0.4, "paper"), rep.Row("b", None, 0.7, note="not run: no judge")],
     )
     text = report.render_markdown([section], [])
-    assert "| a | 0.5 | 0.4 | +0.1 | paper |  |" in text
-    assert "| b | — | 0.7 | — |  | not run: no judge |" in text
+    assert "| a | reproduction | 0.5 | 0.4 | +0.1 | no | paper |  |" in text
+    assert "| b | reproduction | — | 0.7 | — | — |  | not run: no judge |" in text
+
+
+def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
+    # 3.1318 and 67.4565 round to the paper's 3.1 and 67.46; 22.4636 does not round to 22.4
+    assert report.row("x", 3.1318, "cqs_gen/text/schemes").reproduced is True
+    assert report.row("x", 67.4565, "cqs_gen/table2/validation/Useful").reproduced is True
+    assert report.row("x", 22.4636, "cqs_gen/text/references_per_intervention").reproduced is False
+    # half-up, as papers round: 0.125 -> 0.13
+    assert rep.Row("x", 0.125, 0.13, decimals=2).reproduced is True
+    assert rep.Row("x", 0.5, 0.4, tolerance=0.1).reproduced is True
+    # a figure printed 0.20 keeps its two decimals (YAML would drop the zero)
+    assert report.row("x", 0.2049, "cqs_gen/fig4/sts_kappa_references").decimals == 2
+    checked = report.row("n", 186, "cqs_gen/release/validation_interventions")
+    assert checked.kind == "release check" and checked.reproduced is None
+    section = rep.Section(
+        "P",
+        "T",
+        [
+            rep.Row("a", 0.51, 0.5, decimals=1),
+            rep.Row("b", 0.7, 0.5, decimals=1),
+            rep.Row("c", None, 0.7, comparable=False),
+            rep.Row("d", 3),
+            checked,
+        ],
+        why_not="the release lacks it",
+    )
+    assert section.summary() == (
+        "1 of 2 published figures reproduced to the paper's precision. 1 not reproduced from "
+        "the release (the release lacks it): b. 1 not compared (another model or population, "
+        "or no judge configured). Not counted: 1 descriptive row, 1 release check row."
+    )
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rep.Row("x", 1, kind="reproduced")
 
 
 def test_model_choice_flags_every_substitute(tmp_path):
@@ -223,7 +256,8 @@ def test_published_figures_are_data_with_a_source():
     figures = report.published_figures()
     assert len(figures) > 50
     for key, entry in figures.items():
-        assert set(entry) == {"value", "source"}, key
+        assert {"value", "source"} <= set(entry) <= {"value", "source", "decimals", "kind"}, key
+        assert entry.get("kind", "reproduction") in report.KINDS, key
         assert entry["value"] is None or isinstance(entry["value"], (int, float)), key
         assert entry["source"], key
     with pytest.raises(KeyError, match="no figure 'cam/table9/x'"):

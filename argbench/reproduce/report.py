@@ -141,7 +141,11 @@ class Section:
             if tolerances
             else ""
         )
-        parts = [f"{len(agree)} of {len(judged)} published figures reproduced {within}"]
+        parts = [
+            f"{len(agree)} of {len(judged)} published figures reproduced {within}"
+            if judged
+            else "No published figure is reproduced here"
+        ]
         if missed:
             parts.append(
                 f"{len(missed)} not reproduced from the release"
@@ -150,11 +154,13 @@ class Section:
                 + "; ".join(r.item for r in missed)
             )
         if other:
-            parts.append(f"{len(other)} not compared (another model, or no judge configured)")
+            parts.append(
+                f"{len(other)} not compared (another model or population, or no judge configured)"
+            )
         counts = {k: sum(1 for r in self.rows if r.kind == k) for k in KINDS[1:]}
         rest = ", ".join(f"{n} {k} row{'s' * (n != 1)}" for k, n in counts.items() if n)
         if rest:
-            parts.append(f"not counted: {rest}")
+            parts.append(f"Not counted: {rest}")
         return ". ".join(parts) + "."
 
 
