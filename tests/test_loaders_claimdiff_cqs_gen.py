@@ -174,3 +174,25 @@ def test_missing_file_offline_names_url_and_mirror(cache_dir, tmp_path):
         SourceNotFoundError, match=r"url https://raw\.githubusercontent\.com/.*mirror paths tried"
     ):
         argbench.load_dataset("cqs_gen", sources=tmp_path / "empty-mirror", cache_dir=cache_dir)
+
+
+def test_claimdiff_garbled_title_takes_the_clean_title_it_shares_claims_with():
+    from argbench.loaders.claimdiff import title_repairs
+
+    garbled = "Obama warns of GOP Ã¢â‚¬Ëœlump of coalÃ¢â‚¬â„¢ tax hike"
+    records = [
+        {"article_a": garbled, "claim_a": "c1", "article_b": "Other", "claim_b": "c9"},
+        {
+            "article_a": "Obama warns of GOP 'lump of coal'",
+            "claim_a": "c1",
+            "article_b": "Other",
+            "claim_b": "c8",
+        },
+    ]
+    assert title_repairs(records) == {garbled: "Obama warns of GOP 'lump of coal'"}
+    alone = [records[0]]  # no clean title shares its claims: just un-garbled
+    assert title_repairs(alone) == {garbled: "Obama warns of GOP ‘lump of coal’ tax hike"}
+    assert (
+        title_repairs([{"article_a": "Café", "claim_a": "x", "article_b": "B", "claim_b": "y"}])
+        == {}
+    )

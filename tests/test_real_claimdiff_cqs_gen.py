@@ -52,6 +52,15 @@ def test_claimdiff_counts_and_table1_shares(built, real_mirror):
         "claimdiff", "unfiltered", split="train", sources=real_mirror, cache_dir=cache
     )
     assert len(unfiltered) == 5076
+    # the garbled copy of one test title is repaired: 88 articles, as the paper (1.0.0: 89)
+    for split in ("test", "test_doc"):
+        for version, articles in ((None, 88), ("1.0.0", 89)):
+            ds = argbench.load_dataset(
+                "claimdiff", "S", split, sources=real_mirror, cache_dir=cache, version=version
+            )
+            assert len(set(ds["article_a"]) | set(ds["article_b"])) == articles
+            titles = list(ds["article_a"]) + list(ds["article_b"])
+            assert (not any("Ã" in t for t in titles)) == (version is None)
 
 
 def test_cqs_gen_counts_and_labels(built, real_mirror):
