@@ -231,8 +231,33 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("ClaimDiff", "ClaimDiff-W test_doc (Table 4) / auroc"), 4) == 0.5683
     assert not rows[("ClaimDiff", "ClaimDiff-S test (Table 2) / f1")].comparable
     assert value("CAM", "object pairs without retrieved arguments") == 21
-    assert round(value("CAM", "corpus: mean"), 4) == 15.0989  # 91 pairs, not 112
-    assert (value("CAM", "prompts: minimum"), value("CAM", "prompts: maximum")) == (1, 22)
+    # Fig. 4: the 50 gold-subset prompt lists with the cell's filter (49 lists <= 20)
+    fig4 = "silver_50x3, lists <= 20 (the cell's filter)"
+    assert rows[("CAM", f"{fig4}: mean")].note.startswith("49 questions")
+    assert round(value("CAM", f"{fig4}: mean"), 4) == 9.5918
+    assert (value("CAM", f"{fig4}: minimum"), value("CAM", f"{fig4}: maximum")) == (3, 17)
+    assert all(rows[("CAM", f"{fig4}: {s}")].reproduced for s in ("mean", "minimum", "maximum"))
+    variant = rows[("CAM", "silver_112x3, lists <= 20 (the file the cell names): mean")]
+    assert variant.kind == "descriptive" and round(variant.argbench, 4) == 7.2613
+    # the corpus counts are §5.3's, descriptive, over the 91 pairs with sentences
+    assert round(value("CAM", "relevant (>= 2) per object pair: mean"), 4) == 15.0989
+    assert rows[("CAM", "relevant (>= 2) per object pair: mean")].kind == "descriptive"
+    # entries against distinct pairs; file rows are not the paper's 1,729 tasks
+    assert value("CAM", "object pairs (entries of the relevance file)") == 112
+    assert value("CAM", "distinct object pairs (case and order ignored)") == 101
+    assert rows[("CAM", "argument rows (file rows, repeated sentences kept)")].published is None
+    # §3.4 as the authors' notebook computed it: Fleiss κ on the 30 control items
+    fleiss = {
+        name: rows[("CAM", f"Fleiss κ, {name} (control items, the authors' notebook)")]
+        for name in ("4 experts", "4 experts + GPT-4", "control answer + GPT-4")
+    }
+    assert [round(r.argbench, 4) for r in fleiss.values()] == [0.8172, 0.6277, 0.4636]
+    assert [r.note.split(";")[0] for r in fleiss.values()] == [
+        "30 of 30 control items x 4 raters",
+        "14 of 30 control items x 5 raters",
+        "14 of 30 control items x 2 raters",
+    ]
+    assert all(r.reproduced for r in fleiss.values())
     alpha = value("CAM", "α (ordinal), GPT-4 vs experts (expert sheets) majority")
     assert round(alpha, 4) == 0.1921
     assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
