@@ -41,6 +41,8 @@ class Row:
     kind: str = ""  # reproduction / descriptive / release check; "" = decided by the fields
     decimals: int | None = None  # the published figure's precision
     tolerance: float | None = None  # agreement when |diff| <= tolerance (else: by decimals)
+    verdict: bool | None = None  # agreement by the named ``test`` instead (e.g. both CIs)
+    test: str = ""
 
     def __post_init__(self):
         if not self.kind:
@@ -53,6 +55,8 @@ class Row:
         """Whether argbench's figure agrees with the published one (None: not a comparison)."""
         if self.kind != "reproduction" or self.diff is None:
             return None
+        if self.verdict is not None:
+            return self.verdict
         if self.tolerance is not None:
             return abs(self.diff) <= self.tolerance + 1e-12
         decimals = 0 if self.decimals is None else self.decimals
@@ -141,6 +145,9 @@ class Section:
             if tolerances
             else ""
         )
+        tests = sorted({r.test for r in judged if r.verdict is not None and r.test})
+        if tests:
+            within += f" ({'; '.join(tests)} where a row says so)"
         parts = [
             f"{len(agree)} of {len(judged)} published figures reproduced {within}"
             if judged
