@@ -110,6 +110,15 @@ def cam_table3(ctx: Context) -> Section:
                 )
             )
         section.rows.append(coherence_row(ctx, config, answers))
+        section.rows.append(
+            Row(
+                f"{config} / answers averaged over",
+                len(answers),
+                note=f"{len(set(answers['question_id']))} questions; AR: {strict['n_scored']} "
+                f"answers scored (strict), {notebook['n_scored']} (notebook semantics, uncited "
+                f"answers skipped), {strict['n_without_citations']} without citations",
+            )
+        )
     section.notes += [
         "AR: the paper's Table 3 recall (0.75 / 0.77) follows from no reading of the released code and data; "
         "the notebook's printed figures are the reference for argbench's `semantics=\"notebook\"` (see the "
@@ -500,6 +509,29 @@ def cam_expert_agreement(ctx: Context) -> Section:
     late-added item left out (as the release computed it) and with all items. Annotators
     appear only as ``rater_k``."""
     section = Section("CAM", "expert agreement (control items of expert_annotation.xlsx)")
+    batch = ctx.load("cam_relevance", "expert", "train")
+    keys = [
+        _sentence_key(a, b, sentence)
+        for a, b, sentence in zip(
+            batch["object_a"], batch["object_b"], batch["argument"], strict=True
+        )
+    ]
+    sheets = Counter(keys)
+    section.rows += [
+        Row("§3.3 expert batch: sheets (annotators)", len(set(batch["annotator"]))),
+        Row(
+            "§3.3 expert batch: labels",
+            sum(1 for label in batch["label"] if label is not None),
+            note=f"{len(batch)} rows",
+        ),
+        Row(
+            "§3.3 expert batch: distinct sentences", len(sheets), note="pair and text, case ignored"
+        ),
+        Row(
+            "§3.3 expert batch: sentences on more than one sheet",
+            sum(1 for n in sheets.values() if n > 1),
+        ),
+    ]
     control = ctx.load("cam_relevance", "expert", "control")
     data = ctx.dataset("cam_relevance", "expert", "control", control)
     domain = list(range(control.features["label"].num_classes))

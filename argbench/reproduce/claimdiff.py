@@ -35,6 +35,23 @@ def claimdiff_table1(ctx: Context) -> Section:
         section.rows.append(
             Row(f"{split} / rationale phrases in the files (S + W)", phrases, None, "", "")
         )
+    every = [strength[split] for split in ("train", "test")]  # test_doc repeats test's pairs
+    titles = set().union(*(set(d["article_a"]) | set(d["article_b"]) for d in every))
+    positive_test = sum(
+        1
+        for s_label, w_label in zip(strength["test"]["label"], weaken["test"]["label"], strict=True)
+        if s_label or w_label
+    )
+    section.rows += [
+        Row("train + test / pairs", sum(len(d) for d in every), note="abstract / §3.3 totals"),
+        Row("train + test / articles", len(titles)),
+        Row("train + test / topics (issues)", len(set().union(*(set(d["topic"]) for d in every)))),
+        Row(
+            "test / pairs labelled strengthen or weaken",
+            positive_test,
+            note=f"of {len(strength['test'])} (§3.4's positive test pairs)",
+        ),
+    ]
     extra = sum(
         1
         for y, r in zip(strength["test"]["label"], strength["test"]["rationales"], strict=True)
