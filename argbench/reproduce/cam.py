@@ -509,29 +509,6 @@ def cam_expert_agreement(ctx: Context) -> Section:
     late-added item left out (as the release computed it) and with all items. Annotators
     appear only as ``rater_k``."""
     section = Section("CAM", "expert agreement (control items of expert_annotation.xlsx)")
-    batch = ctx.load("cam_relevance", "expert", "train")
-    keys = [
-        _sentence_key(a, b, sentence)
-        for a, b, sentence in zip(
-            batch["object_a"], batch["object_b"], batch["argument"], strict=True
-        )
-    ]
-    sheets = Counter(keys)
-    section.rows += [
-        Row("§3.3 expert batch: sheets (annotators)", len(set(batch["annotator"]))),
-        Row(
-            "§3.3 expert batch: labels",
-            sum(1 for label in batch["label"] if label is not None),
-            note=f"{len(batch)} rows",
-        ),
-        Row(
-            "§3.3 expert batch: distinct sentences", len(sheets), note="pair and text, case ignored"
-        ),
-        Row(
-            "§3.3 expert batch: sentences on more than one sheet",
-            sum(1 for n in sheets.values() if n > 1),
-        ),
-    ]
     control = ctx.load("cam_relevance", "expert", "control")
     data = ctx.dataset("cam_relevance", "expert", "control", control)
     domain = list(range(control.features["label"].num_classes))
@@ -576,6 +553,29 @@ def cam_expert_agreement(ctx: Context) -> Section:
                     dataset=data,
                 )
             )
+    batch = ctx.load("cam_relevance", "expert", "train")
+    keys = [
+        _sentence_key(a, b, sentence)
+        for a, b, sentence in zip(
+            batch["object_a"], batch["object_b"], batch["argument"], strict=True
+        )
+    ]
+    sheets = Counter(keys)
+    section.rows += [
+        Row("§3.3 expert batch: sheets (annotators)", len(set(batch["annotator"]))),
+        Row(
+            "§3.3 expert batch: labels",
+            sum(1 for label in batch["label"] if label is not None),
+            note=f"{len(batch)} rows",
+        ),
+        Row(
+            "§3.3 expert batch: distinct sentences", len(sheets), note="pair and text, case ignored"
+        ),
+        Row(
+            "§3.3 expert batch: sentences on more than one sheet",
+            sum(1 for n in sheets.values() if n > 1),
+        ),
+    ]
     return section
 
 
