@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 import argbench
@@ -32,6 +33,7 @@ def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
     assert report.row("x", 22.4636, "cqs_gen/text/references_per_intervention").reproduced is False
     # half-up, as papers round: 0.125 -> 0.13
     assert rep.Row("x", 0.125, 0.13, decimals=2).reproduced is True
+    assert rep.Row("x", np.float64(63.45), 63, decimals=0).reproduced is True  # numpy floats
     assert rep.Row("x", 0.5, 0.4, tolerance=0.1).reproduced is True
     # a figure printed 0.20 keeps its two decimals (YAML would drop the zero)
     assert report.row("x", 0.2049, "cqs_gen/fig4/sts_kappa_references").decimals == 2
@@ -244,6 +246,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
             "claimdiff_relation_baseline",
             "cam_relevance_distribution",
             "cam_relevant_per_question",
+            "cam_corpus_per_pair",
             "cam_gpt4_agreement",
             "cam_toloka_pool",
             "webis_annotation_cost",

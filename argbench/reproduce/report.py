@@ -81,7 +81,7 @@ def _round_half_up(value: float, decimals: int) -> float:
     from decimal import ROUND_HALF_UP, Decimal
 
     quantum = Decimal(1).scaleb(-decimals)
-    return float(Decimal(repr(round(value, 10))).quantize(quantum, rounding=ROUND_HALF_UP))
+    return float(Decimal(repr(round(float(value), 10))).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 @cache
