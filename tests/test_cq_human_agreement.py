@@ -115,3 +115,27 @@ def test_leave_one_submission_out_adds_references_that_match():
         (0, 1.0, 0.0),
         (1, 0.0, 1.0),
     ]
+
+
+def test_bad_inputs_are_named():
+    one = [
+        {
+            "references": [
+                {"cq": "a", "label": 0, "submission": -1},
+                {"cq": "b", "label": 1, "submission": 0},
+            ]
+        }
+    ]
+    with pytest.raises(ValueError, match="at least two submissions"):
+        leave_one_submission_out(one, matcher=_exact)
+    with pytest.raises(ValueError, match="no questions to compare"):
+        cq_human_agreement([[]], [[]], [[{"id": "a", "cq": "x", "label": 0}]], matcher=_exact)
+    with pytest.raises(ValueError, match="1 question lists, 2 label lists"):
+        cq_human_agreement([["a"]], [["Useful"], ["Useful"]], [[]], matcher=_exact)
+
+
+def test_a_loader_without_earlier_versions_says_which_it_has(fixture_mirror, cache_dir):
+    with pytest.raises(ValueError, match="ClaimDiff has versions 1.0.0, 1.1.0, not 0.9"):
+        argbench.load_dataset("claimdiff", "S", version="0.9", cache_dir=cache_dir)
+    with pytest.raises(ValueError, match="CamRelevance has versions 1.0.0, not 2.0.0"):
+        argbench.load_dataset("cam_relevance", version="2.0.0", cache_dir=cache_dir)
