@@ -56,6 +56,7 @@ def cam_table3(ctx: Context) -> Section:
     from argbench.scoring.argument_relevance import argument_relevance, notebook_labels
 
     section = Section("CAM", "Table 3: answer-argument overlap and argument relevance")
+    section.why_not = "no reading of the released code and data gives these AR figures or gold's Levenshtein; see the notes"
     sbert_model, sbert_note = ctx.embedding_model(SBERT_MODEL)
     for config in CONFIGS:
         answers = ctx.load("cam_answers", config, "train")
@@ -450,6 +451,7 @@ def notebook_fleiss_rows(ctx: Context) -> list[Row]:
 def cam_toloka_pool(ctx: Context) -> Section:
     """§3.3.1: the crowd pool."""
     section = Section("CAM", "§3.3.1: the Toloka pool")
+    section.why_not = "the pool file has 3 labels per general task and up to 76 per control task; the paper's 2 and 60 are not in it"
     toloka = ctx.load("cam_relevance", "toloka", "train")
     statuses = toloka.features["status"].names
     approved = [statuses[s] == "APPROVED" for s in toloka["status"]]
@@ -509,6 +511,9 @@ def cam_expert_agreement(ctx: Context) -> Section:
     late-added item left out (as the release computed it) and with all items. Annotators
     appear only as ``rater_k``."""
     section = Section("CAM", "expert agreement (control items of expert_annotation.xlsx)")
+    section.why_not = (
+        "the release's own κ leaves out the late-added 'Cats vs Dogs' item; with it, κ is 0.8172"
+    )
     control = ctx.load("cam_relevance", "expert", "control")
     data = ctx.dataset("cam_relevance", "expert", "control", control)
     domain = list(range(control.features["label"].num_classes))

@@ -383,6 +383,10 @@ def webis_annotation_cost(ctx: Context) -> Section:
     exhaustive = n * (n - 1) / 2
     pools = f"mean over {len(n)} (topic, dimension) pools"
     section = Section("Webis-ArgQuality-20", "§4: annotation cost of the sampled design")
+    section.why_not = (
+        "the pools are counted from the judgments in the release; the paper does not say how it "
+        "averaged them"
+    )
     section.rows += [
         row(
             "arguments per pool (n)", n.mean(), "webis/cost/n", f"{pools}; arguments in a judgment"
@@ -414,6 +418,7 @@ def webis_table3(ctx: Context) -> Section:
     section = Section(
         "Webis-ArgQuality-20", "Table 3: correlations and PCA of the quality dimensions"
     )
+    section.why_not = "the release's texts and scores give these; the paper does not say which length cut or sample it used"
     pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]
     for subset, mask in (
         ("all", np.ones(len(rows), bool)),
