@@ -301,6 +301,8 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value(webis, "comparisons sampled"), 1) == 697.6
     assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
     assert round(value(webis, "sample rate"), 3) == 0.341
+    saving = rows[(webis, "judgments saved against 5 judgments of every pair (%)")]
+    assert round(saving.argbench, 2) == 93.17 and saving.reproduced
     assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
     assert value(webis, "texts > 100 words (all 1,610 items)") == 869
     assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388

@@ -254,7 +254,7 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
 
         ctx.figure(
             "cqs_gen_kappa_references",
-            "CQs-Gen: kappa as submitted questions are added as references (leave one out)",
+            "CQs-Gen: kappa vs references added (leave one submission out)",
             "references added per intervention",
             "Cohen's kappa (NAE a category)",
             draw_curve,

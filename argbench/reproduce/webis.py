@@ -173,6 +173,18 @@ def webis_counts(ctx: Context) -> Section:
         ),
         row("pairwise judgments (3 dimensions)", len(pairwise), "webis/counts/judgments"),
     ]
+    rankings = ctx.load("webis_argquality20", "rankings", "train")
+    retrieved = set(
+        zip(rankings["topic_id"], rankings["discussion_id"], rankings["argument_id"], strict=True)
+    )
+    section.rows.append(
+        row(
+            "retrieved texts (rows of the retrieval rankings)",
+            len(rankings),
+            "webis/counts/retrieved",
+            f"(topic, model, rank) rows; {len(retrieved):,} distinct (topic, text)",
+        )
+    )
     section.why_not = "3 judgments of the paper's 41,859 are not in the release's raw files"
     return section
 
@@ -398,6 +410,13 @@ def webis_annotation_cost(ctx: Context) -> Section:
             c.mean() / exhaustive.mean(),
             "webis/cost/rate",
             f"mean sampled / mean exhaustive; the mean of the per-pool rates is {np.mean(c / exhaustive):.4f}",
+        ),
+        row(
+            "judgments saved against 5 judgments of every pair (%)",
+            100 * (1 - len(pairwise) / (5 * exhaustive.sum())),
+            "webis/cost/saving_percent",
+            f"1 - {len(pairwise):,} / (5 x {int(exhaustive.sum()):,} pairs of the 60 pools); "
+            "the 5 per pair is argbench's reading of the paper's exhaustive baseline",
         ),
     ]
     return section
