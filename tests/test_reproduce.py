@@ -178,6 +178,8 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     assert rows[("Webis-ArgQuality-20", "items (topic, argument)")].source.startswith("paper")
     assert all(r.kind == "release check" for r in webis)
     assert rows[("Webis-ArgQuality-20", "non-arguments (items marked not an argument)")].reproduced
+    retrieved = rows[("Webis-ArgQuality-20", "retrieved texts (rows of the retrieval rankings)")]
+    assert retrieved.argbench == 3000 and "1,610 distinct" in retrieved.note
     # §5-6 on the 1,528 hand-labelled submitted questions: not the paper's population
     kappa = rows[
         ("CQs-Gen", "threshold 0.65, test references only / Cohen's kappa (NAE a category)")
