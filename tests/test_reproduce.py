@@ -299,6 +299,8 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
     assert value("CAM", "workers (with an approved assignment)") == 282
     assert value("CAM", "tasks (sentences)") == 1729
+    reannotated = rows[("CAM", "sentences without a crowd majority (re-annotated by experts)")]
+    assert reannotated.argbench == 265 and reannotated.note.startswith("266 general tasks")
     webis = "Webis-ArgQuality-20"
     assert round(value(webis, "comparisons sampled"), 1) == 697.6
     assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044

@@ -464,6 +464,19 @@ def cam_toloka_pool(ctx: Context) -> Section:
         t for t, g in zip(toloka["task_id"], toloka["golden_label"], strict=True) if g is not None
     }
     general = [n for task, n in labels_per_task.items() if task not in control]
+    # general tasks whose crowd labels have no majority (all different), by sentence
+    labels: dict = {}
+    for task, a, b, sentence, label in zip(
+        toloka["task_id"],
+        toloka["object_a"],
+        toloka["object_b"],
+        toloka["sentence"],
+        toloka["label"],
+        strict=True,
+    ):
+        if label is not None and task not in control:
+            labels.setdefault(task, (_sentence_key(a, b, sentence), []))[1].append(label)
+    split = [key for key, given in labels.values() if max(Counter(given).values()) == 1]
     section.rows += [
         row(
             "workers (with an approved assignment)",
@@ -483,6 +496,13 @@ def cam_toloka_pool(ctx: Context) -> Section:
             max(labels_per_task.values()),
             "cam/toloka/max_labels",
             f"the control tasks; general tasks: {min(general)}-{max(general)}",
+        ),
+        row(
+            "sentences without a crowd majority (re-annotated by experts)",
+            len(set(split)),
+            "cam/toloka/reannotated",
+            f"{len(split)} general tasks whose labels all differ, {len(set(split))} distinct "
+            "(pair, sentence); that these are the re-annotated ones is argbench's reading",
         ),
     ]
     return section
