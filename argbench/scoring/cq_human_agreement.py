@@ -162,7 +162,10 @@ def leave_one_submission_out(
         from argbench.embedding import Embedder
 
         if not isinstance(model, Embedder):  # load once, reuse in every step
-            model = Embedder(model)
+            options = ("revision", "cache_dir", "batch_size", "device")
+            model = Embedder(
+                model, **{k: match_options.pop(k) for k in options if k in match_options}
+            )
     rows = []
     for i, row in enumerate(interventions):
         refs = row.get("references") if isinstance(row, dict) else None
