@@ -39,6 +39,7 @@ GUIDES = [
     "harness.md",
     "judges.md",
     "reproduce.md",
+    "cq_human_agreement.md",
     "pairwise.md",
     "scale.md",
     "errors.md",
