@@ -9,7 +9,7 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
 export ARGBENCH_SOURCES
 
-.PHONY: setup test lint reproduce wheel-check clean
+.PHONY: setup test lint reproduce docs benches wheel-check clean
 
 setup: $(VENV)/.installed
 
@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 	# CPU wheels), else from PyTorch's CPU index (plain PyPI's Linux torch is the CUDA build)
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)+cpu" 2>/dev/null \
 		|| $(PY) -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
-	$(PY) -m pip install -q -e ".[test,plots]"
+	$(PY) -m pip install -q -e ".[test,plots,docs]"
 	touch $@
 
 test: setup
@@ -35,6 +35,22 @@ reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
 	$(VENV)/bin/argbench reproduce --out $(OUT)/reproduction --plots
 
+# The documentation site, offline, into site/ (fails on a broken link or any warning). BUILD is
+# a folder `make reproduce` wrote (its dataset cards and reproduction report go on the site);
+# BENCH a folder `make benches` wrote (the Performance page). DOCS_REQUIRE=1: both must exist.
+BUILD ?= $(OUT)
+BENCH ?=
+DOCS_REQUIRE ?=
+docs: setup
+	NO_MKDOCS_2_WARNING=1 ARGBENCH_DOCS_BUILD=$(abspath $(BUILD)) ARGBENCH_DOCS_BENCH=$(if $(BENCH),$(abspath $(BENCH)),) \
+		ARGBENCH_DOCS_REQUIRE=$(DOCS_REQUIRE) $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "site built: site/index.html"
+
+# Every scripts/bench_*.py at a small size; a failing bench fails. Full size: drop --small.
+BENCH_OUT ?= $(OUT)/benches
+benches: setup
+	$(PY) scripts/run_benches.py --small --out $(BENCH_OUT)
+
 # Build the wheel and import it in a second, fresh environment.
 wheel-check: setup
 	rm -rf dist $(VENV)-wheel
@@ -44,4 +60,4 @@ wheel-check: setup
 	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert all(resources.files('argbench.metrics').joinpath(m, f).is_file() for m in argbench.list_metrics() for f in ('requirements.txt', 'app.py', 'README.md')); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; from argbench.reproduce.report import published_figures; assert published_figures(); import argbench.cli, argbench.scoring.bradley_terry; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
 
 clean:
-	rm -rf $(VENV) $(VENV)-wheel dist build *.egg-info
+	rm -rf $(VENV) $(VENV)-wheel dist build site *.egg-info

@@ -127,12 +127,15 @@ def _snapshot_name(path: Path) -> str | None:
 def folder_signature(path, memo_dir: Path | None = None) -> str:
     """A model folder's name in signatures, the same on every machine.
 
-    A Hub snapshot in the HF cache is named by repo and commit; any other folder by
-    ``folder-sha256:<12 hex>``, the sha256 over each file's relative path and content (dot
-    files and dot folders such as ``.git`` left out), so neither the folder's location, its
-    name nor file times matter. Hashing reads the weights once: the result is kept per
-    process and, with ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache
-    folder, itself keyed by the folder's paths, sizes and times).
+    A Hub snapshot in the HF cache is named by repo and commit; any other folder by its
+    name (:func:`folder_model_name`) and content, ``<name>@folder-sha256:<12 hex>`` (e.g.
+    ``all-MiniLM-L6-v2@folder-sha256:584f01a0a740``): the name so that a reader can tell which
+    model it was, the sha256 over each file's relative path and content (dot files and dot
+    folders such as ``.git`` left out) so that the files are pinned; neither the folder's
+    location nor file times matter, and :meth:`Signature.differences` compares such values by
+    the hash alone. Hashing reads the weights once: the hash is kept per process and, with
+    ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache folder, itself keyed by
+    the folder's paths, sizes and times).
     """
     path = Path(path).expanduser().resolve()
     named = _snapshot_name(path)
@@ -142,7 +145,8 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
     memo = memo_dir / "signature.txt" if memo_dir else None
     signature = _FOLDER_SIGNATURES.get(key)
     if signature is None and memo and memo.is_file():
-        signature = memo.read_text(encoding="utf-8").strip()
+        # the hash alone (memos written before the folder name was added held no name either)
+        signature = memo.read_text(encoding="utf-8").strip().rpartition("@")[2]
     if signature is None:
         digest = hashlib.sha256()
         files = []
@@ -162,7 +166,22 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
         tmp.write_text(signature, encoding="utf-8")
         os.replace(tmp, memo)  # atomic: concurrent runs write the same content
     _FOLDER_SIGNATURES[key] = signature
-    return signature
+    return f"{folder_model_name(path)}@{signature}"
+
+
+def folder_model_name(path: Path) -> str:
+    """What a reader calls the model in a folder: its model card's title when that is one word
+    (sentence-transformers cards start ``# all-MiniLM-L6-v2``), else the folder's name."""
+    card = Path(path) / "README.md"
+    if card.is_file():
+        with open(card, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("# "):
+                    title = line[2:].strip()
+                    if re.fullmatch(r"[\w.+/-]+", title):
+                        return title
+                    break
+    return Path(path).name
 
 
 def model_signature(model, revision: str | None = None) -> str:

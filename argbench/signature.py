@@ -50,6 +50,15 @@ def _unescape(text: str) -> str:
     return text.replace("%7C", "|").replace("%25", "%")
 
 
+def _identity(value: str | None) -> str | None:
+    """What makes a field value the same: a folder model's hash without its folder name."""
+    if value is not None:
+        name, at, rest = value.rpartition("@folder-sha256:")
+        if at and name:
+            return at[1:] + rest
+    return value
+
+
 class Signature:
     """``Signature("cq_reference_match", [("matcher", "sts"), ("thr", ">0.65")])``.
 
@@ -114,13 +123,15 @@ class Signature:
 
     def differences(self, other: Signature) -> list[tuple[str, str | None, str | None]]:
         """(field, this value, other value) for every field that differs (``name`` and ``v``
-        included); None where a field is absent from one side."""
+        included); None where a field is absent from one side. A local model folder's
+        ``<folder name>@folder-sha256:<hex>`` counts by its hash: the same files under another
+        folder name are the same model."""
         out = []
         if self.name != other.name:
             out.append(("name", self.name, other.name))
         for key in dict.fromkeys([*self.fields, *other.fields]):
             mine, theirs = self.fields.get(key), other.fields.get(key)
-            if mine != theirs:
+            if _identity(mine) != _identity(theirs):
                 out.append((key, mine, theirs))
         if self.version != other.version:
             out.append((VERSION_FIELD, self.version, other.version))

@@ -22,3 +22,22 @@ def load_metric(name: str, **kwargs):
     import evaluate
 
     return evaluate.load(str(metric_path(name)), **kwargs)
+
+
+def output_meanings(name: str) -> dict[str, str]:
+    """``{output key: one-line meaning}`` from the ``## Outputs`` table of metric ``name``'s card.
+
+    The card is the one place each value is defined; ``argbench evaluate`` prints these lines
+    beside the values, and a test checks that every scalar a metric returns has one. A row
+    ``| `a`, `b` | meaning |`` defines both keys."""
+    import re
+
+    text = (metric_path(name) / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Outputs\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
+    meanings: dict[str, str] = {}
+    for line in (section.group(1) if section else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            for key in re.findall(r"`([^`]+)`", cells[0]):
+                meanings[key] = cells[1]
+    return meanings

@@ -205,7 +205,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per command (default 5)")
     parser.add_argument("--no-model", action="store_true", help="skip the model metric")
+    parser.add_argument("--small", action="store_true", help="CI size: 1 run, no model metric")
     args = parser.parse_args()
+    if args.small:
+        args.runs, args.no_model = 1, True
     minilm = None
     if not args.no_model:
         try:

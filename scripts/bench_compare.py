@@ -89,7 +89,10 @@ def main(argv=None) -> int:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=500, help="scipy's batch (memory)")
     parser.add_argument("--repeat", type=int, default=3, help="argbench runs (best is shown)")
+    parser.add_argument("--small", action="store_true", help="CI size: 3 x 500 x 1,000, 1 run")
     args = parser.parse_args(argv)
+    if args.small:
+        args.systems, args.items, args.resamples, args.repeat = 3, 500, 1_000, 1
 
     from argbench.scoring.significance import compare_systems
 

@@ -427,7 +427,12 @@ if __name__ == "__main__":
     parser.add_argument("--limit", type=float, default=180, help="seconds per run (predicted)")
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(SCALING))
     parser.add_argument("--measure", nargs=2, metavar=("WORK", "N"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--small", action="store_true", help="CI size: --scaling at 2,000 items, 1 run each"
+    )
     args = parser.parse_args()
+    if args.small:
+        args.scaling, args.sizes, args.runs = True, "2000", 1
     if args.measure:
         measure(args.measure[0], int(args.measure[1]))
     elif args.scaling:

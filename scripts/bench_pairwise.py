@@ -457,7 +457,14 @@ def main() -> None:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--items", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="CI size: 4 webis fits, the crossover, scaling at 500 items once, no choix",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.limit, args.sizes, args.repeat, args.no_choix = 4, [500], 1, True
     if args.worker:
         worker(args.worker, args.items, args.out)
         return
@@ -468,7 +475,7 @@ def main() -> None:
         print()
     if "crossover" in parts:
         print("== crossover: dense Newton vs Newton-CG ==")
-        crossover()
+        crossover(**({"sizes": (50, 100, 200), "repeat": 1} if args.small else {}))
         print()
     if "scaling" in parts:
         print("== scaling: synthetic comparison graphs ==")

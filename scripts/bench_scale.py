@@ -146,7 +146,15 @@ def main() -> None:
     parser.add_argument("--model", help="sentence-transformers folder (default: offline MiniLM)")
     parser.add_argument("--dataset", default="ukpconvarg1", help="build: the corpus")
     parser.add_argument("--config", action="append", help="build: configs (default: all)")
+    parser.add_argument(
+        "--interventions", type=int, help="encode: only the first N interventions (default: all)"
+    )
+    parser.add_argument(
+        "--small", action="store_true", help="CI size: encode 200 questions of 10 interventions"
+    )
     args = parser.parse_args()
+    if args.small:
+        args.part, args.n, args.interventions = "encode", 200, 10
     if args.part == "build":
         return build(args)
     if args.model is None:
@@ -158,7 +166,7 @@ def main() -> None:
     from argbench import embedding
     from argbench.embedding import Embedder
 
-    references = interventions()
+    references = interventions()[: args.interventions]
     pairs = questions(references, args.n)
     texts = [q for _, q in pairs]
     words = np.mean([len(t.split()) for t in texts])

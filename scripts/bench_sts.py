@@ -116,7 +116,12 @@ def main(argv=None) -> int:
     parser.add_argument("--model", help="model name or folder (default: offline MiniLM)")
     parser.add_argument("--scenario", action="append", choices=["llama8", "shifted3", "references"])
     parser.add_argument("--sources", default=os.environ.get("ARGBENCH_SOURCES"))
+    parser.add_argument(
+        "--small", action="store_true", help="CI size: the llama8 scenario (15 questions)"
+    )
     args = parser.parse_args(argv)
+    if args.small:
+        args.scenario = ["llama8"]
     if not args.sources:
         parser.error("needs the source mirror: --sources or $ARGBENCH_SOURCES")
     root = Path(args.sources)

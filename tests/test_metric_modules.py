@@ -25,17 +25,17 @@ METRICS = argbench.list_metrics()
 
 
 @pytest.mark.parametrize("name", METRICS)
-def test_docstring_examples_run(name, monkeypatch):
-    """The examples of ``_KWARGS_DESCRIPTION`` (evaluate.load("metrics/<name>") from the
-    checkout root, as the docstrings say)."""
+def test_docstring_examples_run(name, tmp_path, monkeypatch):
+    """The examples of ``_KWARGS_DESCRIPTION`` run from any folder (here an empty temp one, not
+    the checkout), in a fresh namespace: they reach the module through the installed argbench."""
     metric = argbench.load_metric(name)
     module = inspect.getmodule(type(metric))
-    monkeypatch.chdir(metric_path(name).parents[1])
-    monkeypatch.setattr(module, "evaluate", __import__("evaluate"), raising=False)
+    monkeypatch.chdir(tmp_path)
     examples = doctest.DocTestParser().get_doctest(
-        module._KWARGS_DESCRIPTION, vars(module).copy(), name, module.__file__, 0
+        module._KWARGS_DESCRIPTION, {}, name, module.__file__, 0
     )
     assert examples.examples, f"{name}: _KWARGS_DESCRIPTION has no runnable example"
+    assert "metrics/" not in module._KWARGS_DESCRIPTION, f"{name}: a path that needs the checkout"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(examples)
     assert runner.failures == 0, f"{name}: {runner.failures} docstring example(s) failed"
@@ -187,3 +187,21 @@ def test_without_argbench_evaluate_asks_for_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "argbench", None)  # `import argbench` now fails
     with pytest.raises(ImportError, match=r"install the following dependencies\['argbench'\]"):
         evaluate.load(str(copy_dir))
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_every_printed_value_is_defined_in_the_card(name):
+    """`argbench evaluate` prints each scalar with its meaning from the card's Outputs table:
+    a value the card does not define is a drift between code and card."""
+    from argbench.cli.evaluate import format_table, scalars
+    from argbench.metrics import output_meanings
+
+    function, _ = metric_function(name)
+    result = function(**copy.deepcopy(EXAMPLES[name]))
+    meanings = output_meanings(name)
+    rows, _ = scalars({k: v for k, v in result.items() if k != "signature"})
+    undefined = [n for n, _ in rows if not (meanings.get(n) or meanings.get(n.split(".")[0]))]
+    assert not undefined, f"{name}: the card's Outputs table does not define {undefined}"
+    table = format_table(result, name)
+    assert all((meanings.get(n) or meanings[n.split(".")[0]]) in table for n, _ in rows)
+    assert str(metric_path(name) / "README.md") in table

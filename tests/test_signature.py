@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -183,17 +184,31 @@ def test_cq_reference_match_sts_fields(minilm, tmp_path):
 
 
 def test_model_field_is_the_folder_content_not_its_place(minilm, tmp_path):
-    """Same files elsewhere (another machine's path, another folder name): same signature;
-    one file changed: another signature. Hub snapshots are named by repo and commit."""
-    copy = tmp_path / "elsewhere" / "my-minilm"
-    copy.mkdir(parents=True)
-    for entry in os.scandir(minilm):
-        (copy / entry.name).symlink_to(entry.path)
-    assert folder_signature(copy) == folder_signature(minilm)
-    assert Embedder(str(copy), cache_dir=False).signature == folder_signature(minilm)
+    """A local model is named by its name (the card's one-word title, else the folder's name)
+    beside the hash of its files. Same files elsewhere: same signature; another name for the
+    same files: another string but the same measurement for ``differences`` (what compare
+    checks); one file changed: another hash. Hub snapshots are named by repo and commit."""
+    name, _, digest = folder_signature(minilm).partition("@")
+    assert name == "all-MiniLM-L6-v2"  # the card's title: the package's folder is called "model"
+    assert re.fullmatch(r"folder-sha256:[0-9a-f]{12}", digest)
+    same = tmp_path / "elsewhere" / "my-minilm"
+    copy = tmp_path / "other" / "my-minilm"
+    for folder in (same, copy):
+        folder.mkdir(parents=True)
+        for entry in os.scandir(minilm):
+            (folder / entry.name).symlink_to(entry.path)
+    assert folder_signature(same) == folder_signature(minilm)
+    assert Embedder(str(same), cache_dir=False).signature == folder_signature(minilm)
+    ours = Signature("m", [("model", folder_signature(minilm))])
+    renamed = Signature("m", [("model", f"my-minilm@{digest}")])
+    assert Signature.parse(ours.render()) == ours and ours != renamed
+    assert ours.differences(renamed) == []
     (copy / "README.md").unlink()
-    (copy / "README.md").write_text("another card")
-    assert folder_signature(copy) != folder_signature(minilm)
+    (copy / "README.md").write_text("# SentenceTransformer based on a model\nanother card")
+    copy_name, _, copy_digest = folder_signature(copy).partition("@")
+    assert copy_name == "my-minilm" and copy_digest != digest  # no one-word title: folder name
+    changed = Signature("m", [("model", folder_signature(copy))])
+    assert [field for field, *_ in ours.differences(changed)] == ["model"]
     snapshot = tmp_path / "models--org--name" / "snapshots" / ("ab12" * 10)
     snapshot.mkdir(parents=True)
     assert folder_signature(snapshot) == "org/name@ab12ab12ab12"
@@ -205,7 +220,7 @@ def test_embedder_signature_is_kept_in_the_cache_folder(minilm, tmp_path):
     embedder = Embedder(minilm, cache_dir=tmp_path)
     assert embedder.signature == folder_signature(minilm)
     (memo,) = tmp_path.glob("*/signature.txt")
-    assert memo.read_text() == embedder.signature
+    assert memo.read_text() == embedder.signature.rpartition("@")[2]  # the hash; the name is read
 
 
 def test_signatures_are_the_same_in_a_fresh_process(minilm, tmp_path):

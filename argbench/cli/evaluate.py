@@ -17,7 +17,7 @@ from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
 from argbench.cli._io import read_json
-from argbench.metrics import list_metrics
+from argbench.metrics import list_metrics, metric_path, output_meanings
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
     add_intervals,
@@ -74,7 +74,8 @@ cq_reference_match also reads shared-task files: SUBMISSION.json with --referenc
 validation.json (or --references-dataset: the cqs_gen interventions split).
 
 Output: the signature (everything that can change the number: cite it with the figure) and a
-name/value table of the scalar outputs (nested counts as a.b); --json prints the whole
+name/value table of the scalar outputs (nested counts as a.b), each with its meaning from the
+metric card's Outputs table (the last line says where the card is); --json prints the whole
 result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
 percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
 argbench compare (values, per-item scores, signature, dataset name/version/content hash,
@@ -216,7 +217,7 @@ def _cmd_evaluate(args) -> int:
         print(header)
         if result.get("signature"):
             print(f"signature: {result['signature']}")
-        print(format_table(result))
+        print(format_table(result, args.metric))
     if args.out:
         print(f"results written to {args.out}", file=sys.stderr)
     if result.get("complete") is False:
@@ -526,16 +527,40 @@ def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], l
     return rows, other
 
 
-def format_table(result: dict) -> str:
-    """The scalar outputs as a name/value table (the signature is printed above it)."""
+# what --ci adds (argbench.results.add_intervals), not the metric: defined here, not in a card
+_CI_MEANINGS = {
+    "ci.low": "lower end of the bootstrap interval of `{}` (--ci)",
+    "ci.high": "upper end of the bootstrap interval of `{}` (--ci)",
+    "ci_method": "how the intervals were computed",
+}
+_VALUE_WIDTH = 10  # longer values (ci_method's text) push their meaning further right
+
+
+def _meaning(name: str, meanings: dict[str, str]) -> str:
+    if name.startswith("ci.") and name.count(".") >= 2:
+        key, end = name[3:].rsplit(".", 1)
+        return _CI_MEANINGS.get(f"ci.{end}", "").format(key)
+    # nested values (label_counts.Useful) take their parent's line
+    return meanings.get(name) or meanings.get(name.split(".")[0]) or _CI_MEANINGS.get(name, "")
+
+
+def format_table(result: dict, metric: str | None = None) -> str:
+    """The scalar outputs as a name/value table (the signature is printed above it), with each
+    value's one-line meaning from the metric card's Outputs table and where the card is."""
     rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
+    meanings = output_meanings(metric) if metric else {}
     width = max([len("name")] + [len(name) for name, _ in rows])
-    lines = [f"{'name':<{width}}  value"]
-    for name, value in rows:
-        text = (
-            "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else value
-        )
-        lines.append(f"{name:<{width}}  {text}")
+    texts = [
+        "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
+        for _, value in rows
+    ]
+    value_width = min(_VALUE_WIDTH, max([len("value")] + [len(t) for t in texts]))
+    lines = [f"{'name':<{width}}  {'value':<{value_width}}  meaning".rstrip()]
+    for (name, _), text in zip(rows, texts, strict=True):
+        lines.append(f"{name:<{width}}  {text:<{value_width}}  {_meaning(name, meanings)}".rstrip())
     if other:
         lines.append(f"(per-item outputs, with --json: {', '.join(other)})")
+    if metric:
+        card = metric_path(metric) / "README.md"
+        lines.append(f"(each value is defined in the metric card, section Outputs: {card})")
     return "\n".join(lines)

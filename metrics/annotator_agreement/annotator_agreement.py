@@ -48,7 +48,8 @@ Returns:
     fleiss_kappa, cohen_kappa_mean (floats); raters, items, items_with_two_or_more_ratings,
     ratings, rater_pairs, rater_pairs_undefined (counts); signature.
 Examples:
-    >>> metric = evaluate.load("metrics/annotator_agreement")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("annotator_agreement")
     >>> r = metric.compute(ratings=[[0, 0, 1], [2, 2, 2], [1, None, 1], [3, 3, 2]])
     >>> round(r["krippendorff_alpha_ordinal"], 4), round(r["fleiss_kappa"], 4)
     (0.8641, 0.5417)

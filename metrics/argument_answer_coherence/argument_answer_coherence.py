@@ -36,7 +36,8 @@ Returns:
     pairs (per answer: argument, excerpt, coherent); signature; per_item (aac_by_answer per
     answer, None if nothing was judged).
 Examples:
-    >>> metric = evaluate.load("metrics/argument_answer_coherence")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("argument_answer_coherence")
     >>> def same_subject(argument, excerpt):  # a toy judge: same first word
     ...     return int(argument.split()[0].lower() == excerpt.split()[0].lower())
     >>> r = metric.compute(

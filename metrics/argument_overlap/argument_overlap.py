@@ -31,7 +31,8 @@ Returns:
     and sbert (mean over excerpts of the best cosine to a "N. "-prefixed argument) with model;
     signature; per_item (jaccard_text per answer).
 Examples:
-    >>> metric = evaluate.load("metrics/argument_overlap")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("argument_overlap")
     >>> r = metric.compute(predictions=["Speed: Cats are smarter than dogs [1]."],
     ...                    references=[["Cats are smarter than dogs.", "Dogs are loyal."]])
     >>> round(r["jaccard_sent"], 3), r["levenshtein"]

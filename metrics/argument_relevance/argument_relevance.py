@@ -29,7 +29,8 @@ Returns:
     generated_share; signature; per_item (precision, recall, f1 per answer, None if
     not scored).
 Examples:
-    >>> metric = evaluate.load("metrics/argument_relevance")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("argument_relevance")
     >>> r = metric.compute(predictions=["A is faster [1, 2]. B is cheaper [generated]."],
     ...                    references=[[3, 0, 2]])
     >>> round(r["precision"], 2), round(r["recall"], 2), round(r["f1"], 2), r["generated_share"]

@@ -33,7 +33,8 @@ Returns:
     (None for hard labels), dev_f1 (when chosen on dev), n_examples, n_positive,
     n_predicted_positive, pr_curve ({precision, recall, thresholds}, for scores); signature.
 Examples:
-    >>> metric = evaluate.load("metrics/claim_relation")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("claim_relation")
     >>> r = metric.compute(predictions=[0.9, 0.8, 0.4, 0.3, 0.2], references=[1, 0, 1, 0, 0],
     ...                    threshold=0.35)
     >>> round(r["auroc"], 4), round(r["f1"], 4), round(r["precision"], 4), r["recall"]

@@ -47,7 +47,8 @@ Returns:
     intervention_scores, and per question labels, matched_ids, similarities; signature;
     per_item (score per intervention).
 Examples:
-    >>> metric = evaluate.load("metrics/cq_reference_match")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("cq_reference_match")
     >>> refs = [[{"id": "a", "cq": "Is the source reliable?", "label": 0},
     ...          {"id": "b", "cq": "What is the weather like?", "label": 2}]]
     >>> def same_words(question, reference_questions):  # a toy matcher: exact text

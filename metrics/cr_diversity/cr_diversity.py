@@ -34,7 +34,8 @@ Args:
 Returns:
     compression_ratio, cr_diversity, ngram_diversity (unrounded floats); signature.
 Examples:
-    >>> metric = evaluate.load("metrics/cr_diversity")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("cr_diversity")
     >>> r = metric.compute(predictions=["Is the claim true?", "Is the claim true?", "Who says so?"])
     >>> round(r["ngram_diversity"], 3)
     2.989

@@ -42,7 +42,8 @@ Returns:
     iou_recall_macro, token_f1, token_precision, token_recall, n_examples, n_token_scored;
     signature; per_item (token_f1, token_precision, token_recall per example).
 Examples:
-    >>> metric = evaluate.load("metrics/rationale_f1")  # or argbench.load_metric
+    >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
+    >>> metric = argbench.load_metric("rationale_f1")
     >>> r = metric.compute(predictions=[["Stone as the access point"]],
     ...                    references=[["Stone as the access point to WikiLeaks"]],
     ...                    contexts=["Officials saw Stone as the access point to WikiLeaks."])
