@@ -279,22 +279,54 @@ def cam_relevant_per_question(ctx: Context) -> Section:
 
 
 def cam_corpus_per_pair(ctx: Context) -> Section:
-    """The corpus counts per object pair, for §5.3's passage ("from an average of 8 to
-    14"): descriptive, since the passage does not say which counts it means."""
-    section = Section("CAM", "§5.3: retrieved sentences per object pair (corpus)")
-    for name, values in corpus_per_pair(ctx).items():
-        section.rows.append(
-            Row(
-                f"{name} per object pair: mean",
-                sum(values) / len(values),
-                note=f"{len(values)} object pairs with retrieved sentences (of 112 entries); "
-                f"min {min(values)}, max {max(values)}",
-            )
+    """§5.3 ("from an average of 8 to 14" arguments per question when relevance 2 joins 3):
+    the corpus's sentences labelled 3 and labelled >= 2 per object pair with retrieved
+    sentences, set beside the paper's 8 and 14; other denominators shown, not counted."""
+    section = Section("CAM", "§5.3: arguments per question, relevance 3 vs relevance >= 2 (corpus)")
+    section.why_not = (
+        "the passage does not say over which questions it averaged; per object pair with "
+        "retrieved sentences the corpus gives 8.7 and 15.1"
+    )
+    counts = corpus_per_pair(ctx)
+    rows = ctx.load("cam_relevance", "default", "train")
+    entries = set(rows["pair_id"])
+    distinct = {
+        frozenset((a.lower(), b.lower()))
+        for a, b in zip(rows["object_a"], rows["object_b"], strict=True)
+    }
+    keys = {"labelled 3": "cam/s53/relevance3", "relevant (>= 2)": "cam/s53/relevance2plus"}
+    for name, values in counts.items():
+        note = (
+            f"{len(values)} object pairs with retrieved sentences (of {len(entries)} entries); "
+            f"min {min(values)}, max {max(values)}"
         )
+        mean = sum(values) / len(values)
+        section.rows.append(
+            row(f"{name} per object pair: mean", mean, keys[name], note)
+            if name in keys
+            else Row(f"{name} per object pair: mean", mean, note=note)
+        )
+    for name in keys:
+        total = sum(counts[name])
+        section.rows += [
+            Row(
+                f"{name}: over all {len(distinct)} distinct object pairs (none = 0)",
+                total / len(distinct),
+                note="a variant: a denominator that rounds to the paper's figure, found after the fact",
+            ),
+            Row(
+                f"{name}: over all {len(entries)} entries (none = 0)",
+                total / len(entries),
+                note="a variant",
+            ),
+        ]
     section.notes.append(
-        "§5.3 speaks of going 'from an average of 8 to 14' arguments; the corpus gives 8.7 sentences labelled 3 "
-        "and 15.1 labelled >= 2 per pair (14.6 distinct). Which counts the passage means is not stated, so "
-        "nothing is compared."
+        "§5.3 reports that keeping arguments of relevance 2 and 3, instead of 3 only, raised the "
+        "arguments per question 'from an average of 8 to 14' (the same passage says 'around 6-7' for "
+        "relevance 3). argbench compares the corpus's human labels per object pair with retrieved "
+        "sentences (repeated sentences counted): 8.7 and 15.1, neither the paper's figure at its "
+        "precision. Over all 101 distinct object pairs (pairs without sentences as 0) the counts round "
+        "to 8 and 14; that reading is argbench's guess, shown and not counted."
     )
     return section
 
@@ -501,8 +533,10 @@ def cam_toloka_pool(ctx: Context) -> Section:
             "sentences without a crowd majority (re-annotated by experts)",
             len(set(split)),
             "cam/toloka/reannotated",
-            f"{len(split)} general tasks whose labels all differ, {len(set(split))} distinct "
-            "(pair, sentence); that these are the re-annotated ones is argbench's reading",
+            f"{len(split)} general tasks whose 3 labels all differ, {len(set(split))} distinct "
+            "(pair, sentence). The paper re-annotated sentences of 'substantial' disagreement "
+            "without defining it, and the release does not mark them: that these are the same "
+            "sentences is argbench's reading, only the count is the paper's",
         ),
     ]
     return section
