@@ -186,6 +186,23 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
         if item.startswith("krippendorff_alpha (ordinal) (without")
     )
     assert alpha.argbench == pytest.approx(0.8888806792537556)
+    # §3.3's expert batch: 5 sheets of 100 agree; 469 distinct sentences against 480, and at most
+    # 31 shared per sheet (sheets 4 and 5 share none) against 30 per batch
+    batch = {
+        item.removeprefix("§3.3 expert batch: "): r
+        for (p, item), r in rows.items()
+        if item.startswith("§3.3 expert batch")
+    }
+    assert [
+        (batch[k].argbench, batch[k].published, batch[k].reproduced)
+        for k in (
+            "sheets (annotators)",
+            "rows per sheet",
+            "distinct sentences",
+            "shared sentences per sheet, maximum",
+        )
+    ] == [(5, 5, True), (100, 100, True), (469, 480, False), (31, 30, False)]
+    assert "annotator_4 0, annotator_5 0" in batch["shared sentences per sheet, maximum"].note
     webis = [
         r for (p, item), r in rows.items() if p == "Webis-ArgQuality-20" and "min Pearson" in item
     ]
@@ -340,6 +357,9 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert "1 - 41,856 / (5 x 122,616" in saving.note and "698 / (5 x 2,043)" in saving.note
     assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
     assert value(webis, "texts > 100 words (all 1,610 items)") == 869
+    assert rows[(webis, "texts > 100 words (all 1,610 items)")].kind == "descriptive"
+    long = rows[(webis, "texts > 100 words (scored arguments)")]
+    assert (long.argbench, long.published, long.reproduced) == (833, 869, False)
     assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
     assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
     test_useful = rows[("CQs-Gen", "test (Table 2) / % Useful")]
@@ -353,6 +373,9 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(refs.argbench, 4) == 22.4636 and refs.reproduced is False  # 4,942 / 220
     added = rows[("CQs-Gen", "extended test / submitted questions added per intervention")]
     assert round(added.argbench, 2) == 44.94 and added.reproduced  # 1,528 / 34, paper 45
+    total = rows[("CQs-Gen", "extended test / submitted questions added")]
+    assert (total.argbench, total.published, total.reproduced) == (1528, 1530, False)
+    assert total.note == "2 interventions have fewer than 45 in the release"
     schemes = rows[("CQs-Gen", "all 220 interventions / schemes per intervention")]
     assert schemes.reproduced  # 3.13 is the paper's 3.1 at its precision
     assert rows[("ClaimDiff", "rationales per pair")].reproduced  # 1.38 -> 1.4
