@@ -283,6 +283,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
         only={
             "claimdiff_rationale_statistics",
             "claimdiff_relation_baseline",
+            "cam_table3",
             "cam_relevance_distribution",
             "cam_relevant_per_question",
             "cam_corpus_per_pair",
@@ -304,6 +305,21 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("ClaimDiff", "ClaimDiff-W test_doc (Table 4) / auroc"), 4) == 0.5683
     assert not rows[("ClaimDiff", "ClaimDiff-S test (Table 2) / f1")].comparable
     assert value("CAM", "object pairs without retrieved arguments") == 21
+    # Table 3's Size and Questions columns: the answers and questions each row averages over
+    sizes = {
+        config: (
+            rows[("CAM", f"{config} / answers (Table 3 'Size')")],
+            rows[("CAM", f"{config} / questions (Table 3 'Questions')")],
+        )
+        for config in ("gold", "silver_subset", "silver")
+    }
+    assert {c: (a.argbench, q.argbench) for c, (a, q) in sizes.items()} == {
+        "gold": (80, 50),
+        "silver_subset": (150, 50),
+        "silver": (336, 112),
+    }
+    assert all(a.reproduced and q.reproduced for a, q in sizes.values())
+    assert "5 without citations" in sizes["gold"][0].note
     # Fig. 4: the 50 gold-subset prompt lists with the cell's filter (49 lists <= 20)
     fig4 = "silver_50x3, lists <= 20 (the cell's filter)"
     assert rows[("CAM", f"{fig4}: mean")].note.startswith("49 questions")
