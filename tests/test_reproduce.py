@@ -136,6 +136,25 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
         assert rows[("ClaimDiff", f"{split} / rationales")].diff == 0
     assert rows[("ClaimDiff", "test_doc / pairs")].argbench == 3168
     assert rows[("CQs-Gen", "reference questions")].argbench == 4136
+    # abstract / §1 / §3.3 totals: 2,941 pairs agree; 274 titles and 137 topics against 268 / 134
+    totals = {
+        stat: rows[("ClaimDiff", f"train + test / {stat}")]
+        for stat in ("pairs", "articles (distinct titles)", "issues (distinct topics)")
+    }
+    assert [(r.argbench, r.published, r.reproduced) for r in totals.values()] == [
+        (2941, 2941, True),
+        (274, 268, False),
+        (137, 134, False),
+    ]
+    # §3.4's positive pairs: 614 strengthen agree, 238 weaken against the paper's 239
+    strengthen = rows[("ClaimDiff", "test / pairs labelled strengthen (S)")]
+    weaken = rows[("ClaimDiff", "test / pairs labelled weaken (W)")]
+    assert (strengthen.argbench, strengthen.reproduced) == (614, True)
+    assert (weaken.argbench, weaken.published, weaken.reproduced) == (238, 239, False)
+    # §3.2's 'over 70%' non-overlapping: test_doc pairs outside test, 2,084 of 3,168
+    overlap = rows[("ClaimDiff", "test_doc / non-overlapping pairs (not in test), %")]
+    assert round(overlap.argbench, 2) == 65.78 and overlap.reproduced is False
+    assert overlap.note.startswith("2,084 of 3,168") and "1,042 of 1,691" in overlap.note
     report = json.loads((tmp_path / "report.json").read_text())
     assert {s["paper"] for s in report["sections"]} == {"ClaimDiff", "CQs-Gen"}
     assert (tmp_path / "report.md").read_text().startswith("# argbench reproduction report")
@@ -167,6 +186,26 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
         if item.startswith("krippendorff_alpha (ordinal) (without")
     )
     assert alpha.argbench == pytest.approx(0.8888806792537556)
+    # §3.3's expert batch: 5 sheets of 100 agree; 469 distinct sentences against 480, and sheets
+    # 4 and 5 share no sentence (sheets 1-3: 16, 31, 15) against 30 in each batch
+    batch = {
+        item.removeprefix("§3.3 expert batch: "): r
+        for (p, item), r in rows.items()
+        if item.startswith("§3.3 expert batch")
+    }
+    assert [
+        (batch[k].argbench, batch[k].published, batch[k].reproduced)
+        for k in (
+            "sheets (annotators)",
+            "rows per sheet",
+            "distinct sentences",
+            "shared sentences per sheet, fewest",
+        )
+    ] == [(5, 5, True), (100, 100, True), (469, 480, False), (0, 30, False)]
+    shared = batch["shared sentences per sheet, fewest"].note
+    assert shared.startswith(
+        "per sheet: annotator_1 16, annotator_2 31, annotator_3 15, annotator_4 0"
+    )
     webis = [
         r for (p, item), r in rows.items() if p == "Webis-ArgQuality-20" and "min Pearson" in item
     ]
@@ -191,6 +230,7 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     assert curve[0].argbench == pytest.approx(kappa.argbench)  # +0 references: the same match
     assert curve[-1].item.startswith("Fig. 4: leave one submission out, +42 ")
     assert curve[-1].published == 0.48 and not curve[-1].comparable
+    assert (kappa.source, curve[-1].source) == ("paper §6.1 (Fig. 3)", "paper §6.1 (Fig. 4)")
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
     assert figures == [
         "cqs_gen_kappa_references.png",
@@ -246,6 +286,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
         only={
             "claimdiff_rationale_statistics",
             "claimdiff_relation_baseline",
+            "cam_table3",
             "cam_relevance_distribution",
             "cam_relevant_per_question",
             "cam_corpus_per_pair",
@@ -267,6 +308,21 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("ClaimDiff", "ClaimDiff-W test_doc (Table 4) / auroc"), 4) == 0.5683
     assert not rows[("ClaimDiff", "ClaimDiff-S test (Table 2) / f1")].comparable
     assert value("CAM", "object pairs without retrieved arguments") == 21
+    # Table 3's Size and Questions columns: the answers and questions each row averages over
+    sizes = {
+        config: (
+            rows[("CAM", f"{config} / answers (Table 3 'Size')")],
+            rows[("CAM", f"{config} / questions (Table 3 'Questions')")],
+        )
+        for config in ("gold", "silver_subset", "silver")
+    }
+    assert {c: (a.argbench, q.argbench) for c, (a, q) in sizes.items()} == {
+        "gold": (80, 50),
+        "silver_subset": (150, 50),
+        "silver": (336, 112),
+    }
+    assert all(a.reproduced and q.reproduced for a, q in sizes.values())
+    assert "5 without citations" in sizes["gold"][0].note
     # Fig. 4: the 50 gold-subset prompt lists with the cell's filter (49 lists <= 20)
     fig4 = "silver_50x3, lists <= 20 (the cell's filter)"
     assert rows[("CAM", f"{fig4}: mean")].note.startswith("49 questions")
@@ -275,9 +331,18 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert all(rows[("CAM", f"{fig4}: {s}")].reproduced for s in ("mean", "minimum", "maximum"))
     variant = rows[("CAM", "silver_112x3, lists <= 20 (the file the cell names): mean")]
     assert variant.kind == "descriptive" and round(variant.argbench, 4) == 7.2613
-    # the corpus counts are §5.3's, descriptive, over the 91 pairs with sentences
-    assert round(value("CAM", "relevant (>= 2) per object pair: mean"), 4) == 15.0989
-    assert rows[("CAM", "relevant (>= 2) per object pair: mean")].kind == "descriptive"
+    # §5.3's 'from an average of 8 to 14', set beside the corpus per pair with sentences (91)
+    three = rows[("CAM", "labelled 3 per object pair: mean")]
+    relevant = rows[("CAM", "relevant (>= 2) per object pair: mean")]
+    assert (round(three.argbench, 4), three.published, three.reproduced) == (8.6813, 8, False)
+    assert (round(relevant.argbench, 4), relevant.published) == (15.0989, 14)
+    assert relevant.reproduced is False and relevant.note.startswith("91 object pairs")
+    # the denominator that rounds to 8 / 14 (101 distinct pairs) is shown, not counted
+    variant = rows[("CAM", "relevant (>= 2): over all 101 distinct object pairs (none = 0)")]
+    assert variant.kind == "descriptive" and round(variant.argbench, 2) == 13.60
+    assert (
+        round(value("CAM", "labelled 3: over all 101 distinct object pairs (none = 0)"), 2) == 7.82
+    )
     # entries against distinct pairs; file rows are not the paper's 1,729 tasks
     assert value("CAM", "object pairs (entries of the relevance file)") == 112
     assert value("CAM", "distinct object pairs (case and order ignored)") == 101
@@ -301,21 +366,35 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert value("CAM", "tasks (sentences)") == 1729
     reannotated = rows[("CAM", "sentences without a crowd majority (re-annotated by experts)")]
     assert reannotated.argbench == 265 and reannotated.note.startswith("266 general tasks")
+    assert reannotated.reproduced and "argbench's reading" in reannotated.note
     webis = "Webis-ArgQuality-20"
     assert round(value(webis, "comparisons sampled"), 1) == 697.6
     assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
     assert round(value(webis, "sample rate"), 3) == 0.341
     saving = rows[(webis, "judgments saved against 5 judgments of every pair (%)")]
     assert round(saving.argbench, 2) == 93.17 and saving.reproduced
+    assert "1 - 41,856 / (5 x 122,616" in saving.note and "698 / (5 x 2,043)" in saving.note
     assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
     assert value(webis, "texts > 100 words (all 1,610 items)") == 869
+    assert rows[(webis, "texts > 100 words (all 1,610 items)")].kind == "descriptive"
+    long = rows[(webis, "texts > 100 words (scored arguments)")]
+    assert (long.argbench, long.published, long.reproduced) == (833, 869, False)
     assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
     assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
-    assert round(value("CQs-Gen", "test (Table 2) / % Useful"), 2) == 42.68  # 344 of 806
+    test_useful = rows[("CQs-Gen", "test (Table 2) / % Useful")]
+    assert round(test_useful.argbench, 2) == 42.68 and test_useful.published == 42.68
+    assert test_useful.reproduced and test_useful.note.startswith("344 of 806")
+    # §6.1's 68.64 references per intervention: 2,334 / 34 = 68.647, 68.64 only if truncated
+    extended = rows[("CQs-Gen", "extended test / references per intervention (test + added)")]
+    assert round(extended.argbench, 3) == 68.647 and extended.published == 68.64
+    assert extended.reproduced is False and extended.note.startswith("2,334 references / 34")
     refs = rows[("CQs-Gen", "all 220 interventions / reference questions per intervention")]
     assert round(refs.argbench, 4) == 22.4636 and refs.reproduced is False  # 4,942 / 220
     added = rows[("CQs-Gen", "extended test / submitted questions added per intervention")]
     assert round(added.argbench, 2) == 44.94 and added.reproduced  # 1,528 / 34, paper 45
+    total = rows[("CQs-Gen", "extended test / submitted questions added")]
+    assert (total.argbench, total.published, total.reproduced) == (1528, 1530, False)
+    assert total.note == "2 interventions have fewer than 45 in the release"
     schemes = rows[("CQs-Gen", "all 220 interventions / schemes per intervention")]
     assert schemes.reproduced  # 3.13 is the paper's 3.1 at its precision
     assert rows[("ClaimDiff", "rationales per pair")].reproduced  # 1.38 -> 1.4
