@@ -143,7 +143,10 @@ def _inspect_log(path: Path, command) -> list:
         "n_samples": len(records),
         "log": str(path),
     }
-    return _documents(short, records, harness, log.eval.model, command)
+    args = log.eval.model_args or {}
+    local = args.get("model_path") or args.get("pretrained")
+    system = f"{log.eval.model} {local}" if local else log.eval.model
+    return _documents(short, records, harness, system, command)
 
 
 # ---------------------------------------------------------------- common
