@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ STS_MODEL_ENV = "ARGBENCH_STS_MODEL"
 DATA_ENV = "ARGBENCH_HARNESS_DATA"
 QUESTIONS = 3  # the paper's generation setting: three critical questions per intervention
 DEV_FRACTION, DEV_SEED = 0.3, 0  # ClaimDiff dev split: loaders.claimdiff.issue_split defaults
+FALLBACK_THRESHOLD = 0.5  # only when the dev pairs run hold no positive (tiny --limit)
 
 
 @dataclass(frozen=True)
@@ -308,10 +310,16 @@ def split_records(name: str, records: list[dict]) -> tuple[list[dict], dict]:
     test = [{k: v for k, v in r.items() if k != "part"} for r in records if r["part"] == "test"]
     dev = [r for r in records if r["part"] == "dev"]
     labels = {d["pair_id"]: d["label"] for d in documents(name) if d["part"] == "dev"}
-    return test, {
-        "dev_predictions": [r["score"] for r in dev],
-        "dev_references": [labels[r["pair_id"]] for r in dev],
-    }
+    dev_labels = [labels[r["pair_id"]] for r in dev]
+    if not any(dev_labels):  # a small --limit: no dev positive to choose the threshold on
+        warnings.warn(
+            f"{name}: the {len(dev)} dev pairs run hold no positive example, so no threshold "
+            f"can be chosen on them; F1/P/R use the fixed threshold {FALLBACK_THRESHOLD} "
+            "(the signature says thr_from:given). Run more items (a larger --limit).",
+            stacklevel=2,
+        )
+        return test, {"threshold": FALLBACK_THRESHOLD}
+    return test, {"dev_predictions": [r["score"] for r in dev], "dev_references": dev_labels}
 
 
 def results(name: str, records: list[dict], *, system=None, command=None) -> dict[str, dict]:
