@@ -212,6 +212,9 @@ _MARKER = re.compile(
 )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def clean_text(text) -> str:
     """Model output as valid text: ``None`` is empty; unpaired surrogates (undecodable bytes
     some servers pass through) become U+FFFD, so one bad byte cannot fail the whole run."""
@@ -219,7 +222,7 @@ def clean_text(text) -> str:
         return ""
     if isinstance(text, bytes):
         return text.decode("utf-8", "replace")
-    return str(text).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return _SURROGATE.sub("\ufffd", str(text))
 
 
 def parse_questions(text, prompt_text: str | None = None) -> list[str]:
