@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -346,3 +347,39 @@ def test_inspect_openai_compatible_interrupted_and_retried(harness_env):
     cq = next(iter(results.values()))
     assert cq["item_ids"] == CQ_IDS and cq["n_missing"] == 0
     assert cq["result"]["n_short"] == 4  # two questions each
+
+
+def test_import_refuses_unfinished_lm_eval_runs(lm_eval_run, tmp_path):
+    """An lm-eval run that stopped before the end wrote nothing: refused. A run without
+    --log_samples (or with its samples lost): refused, naming the flag."""
+    with pytest.raises(IncompleteRunError, match="did not finish"):
+        import_harness(tmp_path)
+    out = tmp_path / "run"
+    shutil.copytree(lm_eval_run[0], out)
+    for samples in out.rglob("samples_argbench_cqs_gen_*.jsonl"):
+        samples.unlink()
+    with pytest.raises(FileNotFoundError, match="--log_samples"):
+        import_harness(out)
+
+
+def test_cam_aac_only_with_a_judge(harness_env, monkeypatch):
+    """CAM's results: relevance and overlap always; AAC when ARGBENCH_LLM_MODEL names a judge
+    (here the loopback stub answering 1), with its signature naming the judge."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    tasks._cached_split.cache_clear()
+    docs = tasks.documents("cam_answers")
+    records = [tasks.prediction("cam_answers", d, "A is better [1].") for d in docs]
+    assert set(tasks.results("cam_answers", records)) == {
+        "argument_relevance",
+        "argument_overlap",
+    }
+    with StubServer(lambda request, number: (200, "1", 0, None)) as server:
+        monkeypatch.setenv("ARGBENCH_LLM_MODEL", "stub-judge")
+        monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "x")
+        docs_by_metric = tasks.results("cam_answers", records)
+    tasks._cached_split.cache_clear()
+    aac = docs_by_metric["argument_answer_coherence"]
+    assert "stub-judge" in aac["signature"] and aac["item_ids"] == [
+        str(d["question_id"]) for d in docs
+    ]
