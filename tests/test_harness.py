@@ -383,3 +383,79 @@ def test_cam_aac_only_with_a_judge(harness_env, monkeypatch):
     assert "stub-judge" in aac["signature"] and aac["item_ids"] == [
         str(d["question_id"]) for d in docs
     ]
+
+
+def test_scoring_refuses_another_split(harness_env, monkeypatch):
+    """Records made from one version of the data are not scored against another."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    monkeypatch.setenv("ARGBENCH_STS_MODEL", harness_env["env"]["ARGBENCH_STS_MODEL"])
+    tasks._cached_split.cache_clear()
+    docs = tasks.documents("cqs_gen")
+    records = [tasks.prediction("cqs_gen", d, "Why?") for d in docs]
+    assert records[0]["split_hash"].startswith("sha256:")
+    assert tasks.results("cqs_gen", records)["cq_reference_match"]["n_items"] == len(docs)
+    records[0]["split_hash"] = "sha256:other"
+    with pytest.raises(ValueError, match="sha256:other, but it is scored against sha256:"):
+        tasks.results("cqs_gen", records)
+    tasks._cached_split.cache_clear()
+
+
+def completions_with_logprobs(request, number):
+    """A strict stand-in for a completions server scoring prompts (``echo``, ``logprobs``):
+    each token's log-probability is a fixed function of its id, so the scores are known."""
+    assert request.get("echo") is True and request.get("max_tokens") == 1, request
+    prompts = request["prompt"]
+    prompts = [prompts] if prompts and isinstance(prompts[0], int) else prompts
+    choices = []
+    for index, tokens in enumerate(prompts):
+        assert tokens and all(isinstance(t, int) for t in tokens), tokens
+        lps = [-0.5 - (t % 7) for t in tokens]
+        choices.append(
+            {
+                "index": index,
+                "text": "",
+                "finish_reason": "length",
+                "logprobs": {
+                    "tokens": [str(t) for t in tokens] + ["x"],
+                    "token_logprobs": [None, *lps[1:], -1.0],
+                    "top_logprobs": [
+                        None,
+                        *({str(t): lp} for t, lp in zip(tokens[1:], lps[1:], strict=True)),
+                        {"x": -1.0},
+                    ],
+                },
+            }
+        )
+    return 200, {"id": "stub", "object": "text_completion", "choices": choices}, 0, None
+
+
+def test_openai_compatible_loglikelihood_claimdiff(harness_env):
+    """ClaimDiff through lm-eval's completions model type (log-likelihoods with echo) against
+    the loopback stub; P(yes) follows from the stub's token log-probabilities."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+    out = tmp / "lm-eval-completions"
+    with StubServer(completions_with_logprobs) as server:
+        run(
+            [
+                str(BIN / "lm_eval"),
+                "--model", "local-completions",
+                "--model_args",
+                f"base_url={server.base_url}/completions,model=stub-model,"
+                f"tokenizer_backend=huggingface,tokenizer={harness_env['model']},max_retries=1",
+                "--tasks", "argbench_claimdiff_s",
+                "--include_path", str(lm_eval_path()),
+                "--log_samples", "--output_path", str(out),
+            ],
+            {**env, "OPENAI_API_KEY": "stub"},
+        )  # fmt: skip
+        assert server.requests
+    results = import_into(env, tmp, out)
+    relation = next(iter(results.values()))
+    assert relation["metric"] == "claim_relation" and relation["n_missing"] == 0
+    assert relation["harness"]["model"] == "local-completions"
+    samples = next(out.rglob("samples_argbench_claimdiff_s_*.jsonl")).read_text().splitlines()
+    first = json.loads(samples[0])
+    (no, _), (yes, _) = (r[0] for r in first["resps"])
+    assert first["auroc"]["score"] == pytest.approx(
+        tasks.positive_probability([float(no), float(yes)])
+    )

@@ -133,7 +133,9 @@ def documents(name: str) -> list[dict]:
     CAM: one document per question (its first answer's row: the argument list the answers saw).
     """
     t = task(name)
-    rows = task_split(name).data.to_list()
+    split = task_split(name)
+    rows = split.data.to_list()
+    digest = split.identity()["content_hash"]
     if t.dataset == "claimdiff":
         from argbench.loaders.claimdiff import issue_split
 
@@ -146,6 +148,7 @@ def documents(name: str) -> list[dict]:
         rows = [r for r in rows if r["answer_index"] == 0]
     for row in rows:
         row["argbench_id"] = str(row[t.id_field])
+        row["argbench_split_hash"] = digest  # checked when the run is scored (results())
         if hasattr(row.get("date"), "isoformat"):
             row["date"] = row["date"].isoformat()  # harness logs are JSON
     return rows
@@ -264,7 +267,7 @@ def prediction(name: str, doc: dict, output) -> dict:
     what :func:`score` and ``argbench import-harness`` read. ``output``: the generated text,
     or for ClaimDiff the two log-likelihoods ``[no, yes]``."""
     t = task(name)
-    record = {t.id_field: doc[t.id_field]}
+    record = {t.id_field: doc[t.id_field], "split_hash": doc.get("argbench_split_hash")}
     if t.dataset == "cqs_gen":
         record["cqs"] = parse_questions(output, prompt(name, doc))
     elif t.dataset == "claimdiff":
@@ -310,7 +313,7 @@ def split_records(name: str, records: list[dict]) -> tuple[list[dict], dict]:
     that choose the threshold (dev labels from the dev split, by pair id)."""
     if task(name).dataset != "claimdiff":
         return records, {}
-    test = [{k: v for k, v in r.items() if k != "part"} for r in records if r["part"] == "test"]
+    test = [r for r in records if r["part"] == "test"]
     dev = [r for r in records if r["part"] == "dev"]
     labels = {d["pair_id"]: d["label"] for d in documents(name) if d["part"] == "dev"}
     dev_labels = [labels[r["pair_id"]] for r in dev]
@@ -347,7 +350,19 @@ def results(name: str, records: list[dict], *, system=None, command=None) -> dic
             system=system,
             command=command,
         )
+        _check_split(name, records, docs[metric]["dataset"]["content_hash"])
     return docs
+
+
+def _check_split(name: str, records: list[dict], scored: str) -> None:
+    """The run's documents came from the split it is scored against (same content hash)."""
+    ran = {r.get("split_hash") for r in records} - {None}
+    if ran and ran != {scored}:
+        raise ValueError(
+            f"{name}: the run's documents come from a split with content hash "
+            f"{', '.join(sorted(ran))}, but it is scored against {scored}: score it with the "
+            f"data the run used (${DATA_ENV}, $ARGBENCH_SOURCES as in the run)"
+        )
 
 
 def _split_source(t: Task) -> str:
