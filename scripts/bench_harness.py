@@ -1,5 +1,5 @@
 """Benchmark: scoring a harness run of argbench_cqs_gen against ``argbench evaluate`` on the
-same predictions, both measured in this run.
+same predictions, both measured in this run (empty embedding cache, then warm).
 
 Harness side: what lm-eval does after generation, with argbench's task functions: per
 document ``process_results`` (parse the raw text), then the three aggregations of the task
@@ -50,6 +50,9 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--small", action="store_true", help="CI size: --n 20 --runs 1")
     parser.add_argument("--model", help="sentence-transformers model (default: offline MiniLM)")
+    parser.add_argument(
+        "--max-ratio", type=float, default=1.2, help="exit 1 above this cold ratio (default 1.2)"
+    )
     args = parser.parse_args(argv)
     if args.small:
         args.n, args.runs = 20, 1
@@ -100,26 +103,32 @@ def main(argv=None) -> int:
     from argbench.embedding import Embedder
 
     Embedder(args.model, cache_dir=False).encode(["warm up"])
-    times: dict[str, list[float]] = {"harness": [], "evaluate": []}
+    times: dict[str, list[float]] = {k: [] for k in ("harness", "evaluate")}
+    warm: dict[str, list[float]] = {k: [] for k in ("harness", "evaluate")}
     scores = {}
     with tempfile.TemporaryDirectory() as tmp:
         for run in range(args.runs):
             order = [("harness", harness), ("evaluate", baseline)]
             for name, function in order if run % 2 == 0 else order[::-1]:
                 os.environ[CACHE_ENV] = str(Path(tmp) / f"{name}-{run}")  # empty cache
-                start = time.perf_counter()
-                scores[name] = function()
-                times[name].append(time.perf_counter() - start)
+                for timings in (times, warm):  # then again, the cache filled
+                    start = time.perf_counter()
+                    scores[name] = function()
+                    timings[name].append(time.perf_counter() - start)
     if scores["harness"] != scores["evaluate"]:
         print(f"scores differ: {scores}", file=sys.stderr)
         return 1
-    harness_s, evaluate_s = (statistics.median(times[k]) for k in ("harness", "evaluate"))
-    print(f"argbench_cqs_gen scoring, {len(docs)} interventions, {args.runs} run(s), empty caches")
+    print(f"argbench_cqs_gen scoring, {len(docs)} interventions, {args.runs} run(s)")
     print(f"  score {scores['harness']:.4f} (identical on both sides)")
-    print(f"  harness (process_results + 3 aggregations): {harness_s:.3f} s")
-    print(f"  argbench evaluate (evaluate_predictions):   {evaluate_s:.3f} s")
-    print(f"  ratio harness / evaluate: {harness_s / evaluate_s:.2f} (target <= 1.2)")
-    return 0 if harness_s <= 1.2 * evaluate_s else 1
+    ratios = {}
+    for label, timings in (("empty embedding cache", times), ("warm embedding cache", warm)):
+        harness_s, evaluate_s = (statistics.median(timings[k]) for k in ("harness", "evaluate"))
+        ratios[label] = harness_s / evaluate_s
+        print(f"  {label}:")
+        print(f"    harness (process_results + 3 aggregations): {harness_s:.3f} s")
+        print(f"    argbench evaluate (evaluate_predictions):   {evaluate_s:.3f} s")
+        print(f"    ratio harness / evaluate: {ratios[label]:.2f} (target <= {args.max_ratio})")
+    return 0 if ratios["empty embedding cache"] <= args.max_ratio else 1
 
 
 if __name__ == "__main__":

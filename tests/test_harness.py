@@ -459,3 +459,18 @@ def test_openai_compatible_loglikelihood_claimdiff(harness_env):
     assert first["auroc"]["score"] == pytest.approx(
         tasks.positive_probability([float(no), float(yes)])
     )
+
+
+@pytest.mark.mirror
+def test_bench_harness_small(real_mirror, monkeypatch, capsys):
+    """scripts/bench_harness.py at CI size on the real validation split: same score both
+    ways (the timing ratio is the benchmark's to report, checked loosely here)."""
+    monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
+    monkeypatch.setenv(tasks.STS_MODEL_ENV, "set by the script; removed after the test")
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "scripts"))
+    import bench_harness
+
+    assert bench_harness.main(["--small", "--max-ratio", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "identical on both sides" in out and "ratio harness / evaluate" in out
+    tasks._cached_split.cache_clear()
