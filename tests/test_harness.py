@@ -212,6 +212,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     assert cq["dataset"]["name"] == "cqs_gen" and cq["dataset"]["split"] == "validation"
     assert cq["dataset"]["content_hash"].startswith("sha256:")
     assert cq["harness"]["limit"] == 3 and cq["harness"]["model"] == "hf"
+    assert cq["task"] == tasks.identity("cqs_gen") and len(cq["task"]["prompt"]) == 8
     assert cq["harness"]["model_args"] == {"pretrained": str(harness_env["model"])}
     # the harness's table shows the same number as the results file
     assert scores["argbench_cqs_gen"]["cq_score,none"] == pytest.approx(cq["result"]["score"])
@@ -242,6 +243,9 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
     comparison = compare_results([mine, cq])
     assert comparison["n_items"] == 3 and not comparison["forced"]
+    other_prompt = {**cq, "task": {**cq["task"], "prompt": "00000000"}}
+    with pytest.raises(ValueError, match="not the same measurement: .*task"):
+        compare_results([mine, other_prompt])
     path_a, path_b = tmp / "a.json", tmp / "b.json"
     path_a.write_text(json.dumps(mine))
     path_b.write_text(json.dumps(cq))

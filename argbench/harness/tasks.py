@@ -351,7 +351,19 @@ def results(name: str, records: list[dict], *, system=None, command=None) -> dic
             command=command,
         )
         _check_split(name, records, docs[metric]["dataset"]["content_hash"])
+        docs[metric]["task"] = identity(name)
     return docs
+
+
+def identity(name: str) -> dict:
+    """What the task itself adds to a number: its name and an 8-character hash of its prompt
+    template (a changed prompt is another measurement, though the metric is the same)."""
+    from argbench.signature import short_hash
+
+    template = {"cqs_gen": CQ_PROMPT, "claimdiff": RELATION_PROMPT, "cam_answers": CAM_PROMPT}
+    t = task(name)
+    text = template[t.dataset] + ("".join(CHOICES) if t.dataset == "claimdiff" else "")
+    return {"name": f"argbench/{name}", "prompt": short_hash(text)}
 
 
 def _check_split(name: str, records: list[dict], scored: str) -> None:
