@@ -108,15 +108,18 @@ def task(name: str) -> Task:
 def load_split(dataset: str, config: str, split: str):
     """An :class:`argbench.results.Split`: from ``$ARGBENCH_HARNESS_DATA/<dataset>`` when set,
     else argbench's loader (``$ARGBENCH_SOURCES`` or the network). The content hash is the same."""
-    from argbench import results
+    return _cached_split(_source(dataset), config, split)
 
+
+def _source(dataset: str) -> str:
     folder = os.environ.get(DATA_ENV)
-    where = str(Path(folder) / dataset) if folder else dataset
-    return _cached_split(where, config, split, results)
+    return str(Path(folder) / dataset) if folder else dataset
 
 
 @functools.lru_cache(maxsize=16)
-def _cached_split(where, config, split, results):
+def _cached_split(where: str, config: str, split: str):
+    from argbench import results
+
     return results.load_split(where, config, split)
 
 
@@ -342,7 +345,7 @@ def results(name: str, records: list[dict], *, system=None, command=None) -> dic
         docs[metric] = evaluate_predictions(
             metric,
             test,
-            _split_source(t),
+            _source(t.dataset),
             t.config,
             t.split,
             options={**options(name, metric), **extra},
@@ -375,11 +378,6 @@ def _check_split(name: str, records: list[dict], scored: str) -> None:
             f"{', '.join(sorted(ran))}, but it is scored against {scored}: score it with the "
             f"data the run used (${DATA_ENV}, $ARGBENCH_SOURCES as in the run)"
         )
-
-
-def _split_source(t: Task) -> str:
-    folder = os.environ.get(DATA_ENV)
-    return str(Path(folder) / t.dataset) if folder else t.dataset
 
 
 _memo: dict[str, dict] = {}
