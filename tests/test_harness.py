@@ -360,7 +360,7 @@ def test_import_refuses_unfinished_lm_eval_runs(lm_eval_run, tmp_path):
         import_harness(tmp_path)
     out = tmp_path / "run"
     shutil.copytree(lm_eval_run[0], out)
-    for samples in out.rglob("samples_argbench_cqs_gen_*.jsonl"):
+    for samples in out.rglob("samples_*.jsonl"):
         samples.unlink()
     with pytest.raises(FileNotFoundError, match="--log_samples"):
         import_harness(out)
