@@ -3,8 +3,9 @@ causal LM built here (random weights, local tokenizer) and with the loopback Ope
 on fixture corpora built into a folder (``$ARGBENCH_HARNESS_DATA``). The logs become argbench
 results files (``argbench import-harness``) that ``argbench compare`` reads.
 
-Cost: four harness processes (two lm_eval, two inspect) plus a retried inspect run, about
-2–3 minutes on two busy cores; the parser and converter checks take a second."""
+Cost: six harness processes (lm_eval: hf, chat stub, completions stub; inspect: hf, a
+failing stub run and its retry), about 4 minutes on two busy cores; the parser and converter
+checks take seconds. With the real mirror, the CI-size benchmark adds about a minute."""
 
 from __future__ import annotations
 
