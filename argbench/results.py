@@ -549,6 +549,10 @@ def _differences(docs: list[dict], labels: list[str]) -> list[str]:
             mine, theirs = ((d.get("dataset") or {}).get(field) for d in (docs[0], doc))
             if mine != theirs:
                 out.append(f"dataset {field} ({mine} in {labels[0]}, {theirs} in {label})")
+        # harness runs (argbench import-harness): the task's prompt is part of the measurement
+        mine, theirs = (d.get("task") for d in (docs[0], doc))
+        if mine and theirs and mine != theirs:
+            out.append(f"task ({mine} in {labels[0]}, {theirs} in {label})")
     return out
 
 

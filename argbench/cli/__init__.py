@@ -16,6 +16,7 @@ COMMANDS: list[str] = [
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
     "argbench.cli.compare",
+    "argbench.cli.harness",
 ]
 
 

@@ -1,0 +1,67 @@
+"""``argbench harness-path`` (lm-eval's --include_path for argbench's tasks) and ``argbench
+import-harness`` (lm-eval / inspect-ai logs -> argbench results files)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+_IMPORT = """\
+Turn what a harness wrote into argbench results files, one per task and metric, the same
+format argbench evaluate --out writes (item ids, per-item values, signature, the split's
+identity), plus the model and generation settings the harness reports. Then
+argbench compare A.results.json B.results.json compares two models.
+
+PATH: an lm-eval --output_path folder (run with --log_samples), an inspect-ai log file, or a
+folder of inspect logs. A run that did not finish is refused.
+"""
+
+
+def add_commands(subparsers) -> None:
+    where = subparsers.add_parser(
+        "harness-path",
+        help="print the folder of argbench's lm-eval tasks (for lm_eval --include_path)",
+        description="Print the folder to pass to lm_eval --include_path; inspect-ai finds the "
+        "tasks itself (inspect eval argbench/cqs_gen). See docs/harness.md.",
+    )
+    where.set_defaults(run=_cmd_path)
+    convert = subparsers.add_parser(
+        "import-harness",
+        help="lm-eval / inspect-ai logs of argbench tasks -> argbench results files",
+        description=_IMPORT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    convert.add_argument("paths", nargs="+", metavar="PATH")
+    convert.add_argument("--out", required=True, help="folder for the results files")
+    convert.set_defaults(run=_cmd_import)
+
+
+def _cmd_path(args) -> int:
+    from argbench.harness import lm_eval_path
+
+    print(lm_eval_path())
+    return 0
+
+
+def _cmd_import(args) -> int:
+    from pathlib import Path
+
+    from argbench.harness.convert import file_name, import_harness
+    from argbench.results import write_results
+
+    command = "argbench " + " ".join(args.argv)
+    written = 0
+    for path in args.paths:
+        for task, metric, doc in import_harness(path, command=command):
+            target = write_results(doc, Path(args.out) / file_name(task, metric, doc))
+            result = doc["result"]
+            headline = {k: result.get(k) for k in ("score", "auroc", "f1", "jaccard_text", "aac")}
+            shown = ", ".join(f"{k} {v:.4f}" for k, v in headline.items() if v is not None)
+            missing = f", {doc['n_missing']:,} not run" if doc["n_missing"] else ""
+            print(f"{target}: {doc['n_items']:,} items{missing}; {shown}")
+            print(f"  signature: {doc['signature']}")
+            written += 1
+    if not written:
+        print("argbench import-harness: no argbench task in the given logs", file=sys.stderr)
+        return 2
+    return 0

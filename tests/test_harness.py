@@ -1,0 +1,481 @@
+"""argbench's harness tasks, run for real: ``lm_eval`` and ``inspect eval`` processes with a tiny
+causal LM built here (random weights, local tokenizer) and with the loopback OpenAI stub,
+on fixture corpora built into a folder (``$ARGBENCH_HARNESS_DATA``). The logs become argbench
+results files (``argbench import-harness``) that ``argbench compare`` reads.
+
+Cost: six harness processes (lm_eval: hf, chat stub, completions stub; inspect: hf, a
+failing stub run and its retry), about 4 minutes on two busy cores; the parser and converter
+checks take seconds. With the real mirror, the CI-size benchmark adds about a minute."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from argbench.harness import lm_eval_path, tasks
+from argbench.harness.convert import IncompleteRunError, import_harness
+from argbench.loaders import builder_class
+from argbench.results import compare_results, read_results
+from argbench.sources import SourceFile, mirror_path, sha256_of
+from tests.conftest import FIXTURE_FILES, FIXTURES
+from tests.openai_stub import StubServer, user_prompt
+from tests.tiny_lm import build_tiny_lm
+
+BIN = Path(sys.executable).parent
+CQ_IDS = [f"TRUMP_1_{k}" for k in range(4)]  # the expanded cqs_gen fixture, in order
+
+
+# ---------------------------------------------------------------- parsers (no model)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Is A true?\nIs B true?\nIs C true?", ["Is A true?", "Is B true?", "Is C true?"]),
+        ("1. Is A true?\n2) Is B true?\n\n3: Is C?", ["Is A true?", "Is B true?", "Is C?"]),
+        ("- Is A?\n* Is B?\n• Is C?\nQ4: Is D?", ["Is A?", "Is B?", "Is C?", "Is D?"]),
+        ("\n\n  Is A?  \n\n", ["Is A?"]),  # blank lines, fewer than three
+        ("", []),
+        (None, []),
+        (" \n\t\n  ", []),  # only whitespace: no question -> "Missing CQs"
+        ("-\n1.\n*", []),  # only markers
+    ],
+)
+def test_parse_questions(text, expected):
+    assert tasks.parse_questions(text) == expected
+
+
+def test_parse_questions_hostile():
+    prompt = tasks.prompt("cqs_gen", {"intervention": "We must act now."})
+    assert tasks.parse_questions(prompt + "Why now?", prompt) == ["Why now?"]  # echo dropped
+    many = "\n".join(f"{i}. Question {i}?" for i in range(10_000))
+    assert len(tasks.parse_questions(many)) == 10_000  # kept; the metric scores the first 3
+    assert tasks.parse_questions("Is \udcff ok?\nIs \ud800 ok?") == ["Is \ufffd ok?"] * 2
+    assert tasks.parse_questions(b"Is \xff ok?") == ["Is \ufffd ok?"]
+
+
+def test_positive_probability():
+    assert tasks.positive_probability([-1.0, -1.0]) == 0.5
+    assert tasks.positive_probability([-1000.0, -1.0]) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="finite"):
+        tasks.positive_probability([float("-inf"), float("-inf")])
+
+
+def test_harness_path_command(capsys):
+    from argbench.cli import main
+
+    assert main(["harness-path"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert folder == lm_eval_path()
+    assert {p.name for p in folder.glob("*.yaml")} == {
+        f"argbench_{name}.yaml" for name in tasks.TASKS
+    }
+
+
+# ---------------------------------------------------------------- real harness runs
+
+
+def _expanded_fixtures(root: Path) -> dict[str, dict[str, Path]]:
+    """Fixture source files with more items: 4 CQs-Gen interventions, ClaimDiff pairs in 4
+    issues (so the issue-exclusive dev split has issues to draw) with positives in both."""
+    out: dict[str, dict[str, Path]] = {}
+    validation = json.loads((FIXTURES / "cqs_gen/validation.json").read_text())
+    first = next(iter(validation.values()))
+    grown = {}
+    for k, cq_id in enumerate(CQ_IDS):
+        refs = [{**r, "id": f"{r['id']}_{k}"} for r in first["cqs"]]
+        text = f"{first['intervention']} (intervention {k})"
+        grown[cq_id] = {**first, "intervention_id": cq_id, "intervention": text, "cqs": refs}
+    (root / "validation.json").write_text(json.dumps(grown))
+    out["cqs_gen"] = {"validation": root / "validation.json"}
+    out["claimdiff"] = {}
+    for config, stem in (("S", "strength"), ("W", "weak")):
+        data = json.loads((FIXTURES / f"claimdiff/ClaimDiff-{stem}.json").read_text())
+        pairs = []
+        for k in range(4):
+            for record in data["data"]:
+                base, rev = (
+                    record["pair_id"].removesuffix("_rev"),
+                    record["pair_id"].endswith("_rev"),
+                )
+                pair_id = f"t{k}{base}" + ("_rev" if rev else "")
+                pairs.append({**record, "topic": f"Issue {k}", "pair_id": pair_id})
+        path = root / f"ClaimDiff-{stem}.json"
+        path.write_text(json.dumps({"data": pairs, "ver": 1.0}))
+        for split in ("train", "test", "test-full"):
+            out["claimdiff"][f"{config}/{split}"] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def harness_env(tmp_path_factory, minilm):
+    """Environment for harness processes: corpora built from fixtures into a folder, the
+    offline MiniLM as STS model, everything offline and in tmp."""
+    tmp = tmp_path_factory.mktemp("harness")
+    grown = _expanded_fixtures(tmp)
+    mirror, data = tmp / "mirror", tmp / "data"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_DATASETS_OFFLINE", "1")
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        for name in ("cqs_gen", "claimdiff", "cam_answers"):
+            cls = builder_class(name)
+            declared = dict(cls.SOURCES)
+            for key, relative in FIXTURE_FILES[name].items():
+                target = mirror_path(mirror, cls.SOURCES[key])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = grown.get(name, {}).get(key, FIXTURES / relative)
+                target.write_bytes(Path(source).read_bytes())
+                declared[key] = SourceFile(cls.SOURCES[key].url, sha256_of(target))
+            patch.setattr(cls, "SOURCES", declared)
+            import argbench
+
+            argbench.build(name, data, sources=mirror, cache_dir=str(tmp / "build-cache"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ARGBENCH_", "HF_", "OPENAI_", "INSPECT_"))
+    }
+    env.update(
+        ARGBENCH_HARNESS_DATA=str(data),
+        ARGBENCH_STS_MODEL=minilm,
+        ARGBENCH_EMBEDDINGS_CACHE=str(tmp / "emb"),
+        HF_HOME=str(tmp / "hf"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        INSPECT_LOG_DIR=str(tmp / "inspect-logs"),
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    return {"env": env, "tmp": tmp, "model": build_tiny_lm(tmp / "tiny", positions=2048)}
+
+
+def run(args, env, timeout=600, ok=True):
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+    if ok and done.returncode != 0:
+        raise AssertionError(f"{args[0]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done
+
+
+def import_into(env, tmp, *paths) -> dict[str, dict]:
+    """``argbench import-harness`` in a process; results documents by file name."""
+    out = tmp / f"results-{len(list(tmp.glob('results-*')))}"
+    run([str(BIN / "argbench"), "import-harness", *map(str, paths), "--out", str(out)], env)
+    return {p.name: read_results(p) for p in sorted(out.glob("*.json"))}
+
+
+@pytest.fixture(scope="module")
+def lm_eval_run(harness_env):
+    """All argbench tasks in one real lm_eval process with the tiny model, --limit 3."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+    out = tmp / "lm-eval-hf"
+    run(
+        [
+            str(BIN / "lm_eval"),
+            "--model", "hf",
+            "--model_args", f"pretrained={harness_env['model']}",
+            "--tasks", "argbench",  # the tag: every argbench task
+            "--include_path", str(lm_eval_path()),
+            "--limit", "3",
+            "--gen_kwargs", "max_gen_toks=12",
+            "--log_samples",
+            "--output_path", str(out),
+        ],
+        env,
+    )  # fmt: skip
+    return out, import_into(env, tmp, out)
+
+
+def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
+    out, results = lm_eval_run
+    run_file = next(out.rglob("results_*.json"))
+    scores = json.loads(run_file.read_text())["results"]
+    assert set(scores) == {f"argbench_{name}" for name in tasks.TASKS}
+    by_task = {(d["harness"]["task"], d["metric"]): d for d in results.values()}
+    assert set(by_task) == {
+        ("argbench_cqs_gen", "cq_reference_match"),
+        ("argbench_claimdiff_s", "claim_relation"),
+        ("argbench_claimdiff_w", "claim_relation"),
+        ("argbench_cam_answers", "argument_relevance"),
+        ("argbench_cam_answers", "argument_overlap"),
+    }
+    cq = by_task[("argbench_cqs_gen", "cq_reference_match")]
+    assert cq["item_ids"] == CQ_IDS[:3] and cq["n_missing"] == 1
+    assert len(cq["result"]["per_item"]["score"]) == 3
+    assert cq["signature"].startswith("cq_reference_match|matcher:sts|model:folder-sha256:")
+    assert "|thr:>0.65|max_q:3|" in cq["signature"]
+    assert cq["dataset"]["name"] == "cqs_gen" and cq["dataset"]["split"] == "validation"
+    assert cq["dataset"]["content_hash"].startswith("sha256:")
+    assert cq["harness"]["limit"] == 3 and cq["harness"]["model"] == "hf"
+    assert cq["task"] == tasks.identity("cqs_gen") and len(cq["task"]["prompt"]) == 8
+    assert cq["harness"]["model_args"] == {"pretrained": str(harness_env["model"])}
+    # the harness's table shows the same number as the results file
+    assert scores["argbench_cqs_gen"]["cq_score,none"] == pytest.approx(cq["result"]["score"])
+    relation = by_task[("argbench_claimdiff_s", "claim_relation")]
+    assert relation["dataset"]["split"] == "test" and relation["n_items"] >= 1
+    assert all(i.startswith("t") for i in relation["item_ids"])
+    cam = by_task[("argbench_cam_answers", "argument_relevance")]
+    assert cam["item_ids"] and cam["signature"].startswith("argument_relevance|")
+
+
+def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
+    """The same task in a real inspect process (hf provider, tiny model): a results file
+    that argbench compare pairs with lm-eval's (same items, same signature)."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+    logs = tmp / "inspect-hf"
+    run(
+        [
+            str(BIN / "inspect"), "eval", "argbench/cqs_gen", "argbench/claimdiff_s",
+            "--model", "hf/local", "-M", f"model_path={harness_env['model']}",
+            "--limit", "3", "--max-tokens", "12", "--log-dir", str(logs), "--display", "plain",
+        ],
+        env,
+    )  # fmt: skip
+    results = import_into(env, tmp, logs)
+    cq = next(d for d in results.values() if d["metric"] == "cq_reference_match")
+    assert cq["harness"]["name"] == "inspect-ai" and cq["item_ids"] == CQ_IDS[:3]
+    assert any(d["metric"] == "claim_relation" for d in results.values())
+    mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
+    comparison = compare_results([mine, cq])
+    assert comparison["n_items"] == 3 and not comparison["forced"]
+    other_prompt = {**cq, "task": {**cq["task"], "prompt": "00000000"}}
+    with pytest.raises(ValueError, match="not the same measurement: .*task"):
+        compare_results([mine, other_prompt])
+    path_a, path_b = tmp / "a.json", tmp / "b.json"
+    path_a.write_text(json.dumps(mine))
+    path_b.write_text(json.dumps(cq))
+    shown = run([str(BIN / "argbench"), "compare", str(path_a), str(path_b)], env)
+    assert "3 items" in shown.stdout
+
+
+def test_openai_compatible_hostile_lm_eval_and_limit_compare(lm_eval_run, harness_env):
+    """lm-eval's chat-completions model type against the loopback stub, every item (no
+    --limit): nothing, whitespace, 10,000 questions and an echoed prompt are scored ("Missing
+    CQs" for no question, never dropped); compare refuses to pair it with the --limit run."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+
+    def responder(request, number):
+        prompt = user_prompt(request)
+        if "Arguments:" in prompt:
+            return 200, "Python is faster [1] and cleaner [2, 3]. Java [generated].", 0, None
+        index = next(k for k in range(len(CQ_IDS)) if f"(intervention {k})" in prompt)
+        return 200, REPLIES[index](prompt), 0, None
+
+    out = tmp / "lm-eval-stub"
+    with StubServer(responder) as server:
+        run(
+            [
+                str(BIN / "lm_eval"),
+                "--model", "local-chat-completions",
+                "--model_args",
+                f"base_url={server.base_url}/chat/completions,model=stub-model,"
+                "tokenizer_backend=none,max_retries=1",
+                "--apply_chat_template",
+                "--tasks", "argbench_cqs_gen,argbench_cam_answers",
+                "--include_path", str(lm_eval_path()),
+                "--log_samples", "--output_path", str(out),
+            ],
+            {**env, "OPENAI_API_KEY": "stub"},
+        )  # fmt: skip
+    results = import_into(env, tmp, out)
+    cq = next(d for d in results.values() if d["metric"] == "cq_reference_match")
+    assert cq["item_ids"] == CQ_IDS and cq["n_missing"] == 0
+    result = cq["result"]
+    assert result["n_missing_cqs"] == 2  # nothing, whitespace: scored, not dropped
+    assert result["labels"][0] == ["not_able_to_evaluate"] * 3
+    assert result["n_long"] == 1  # 10,000 questions: only the first three are scored
+    assert len(result["labels"][2]) == 3
+    assert result["per_item"]["score"][:2] == [0.0, 0.0]
+    assert all(0.0 <= s <= 1.0 for s in result["per_item"]["score"])
+    cam = next(d for d in results.values() if d["metric"] == "argument_relevance")
+    assert cam["result"]["n_unparsed"] >= 0 and cam["n_items"] == 3
+    limited = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
+    with pytest.raises(ValueError, match="different items"):
+        compare_results([limited, cq])
+    full, part = tmp / "full.json", tmp / "limit.json"
+    full.write_text(json.dumps(cq))
+    part.write_text(json.dumps(limited))
+    refused = run([str(BIN / "argbench"), "compare", str(full), str(part)], env, ok=False)
+    assert refused.returncode == 1 and "different items" in refused.stderr
+
+
+REPLIES = [
+    lambda prompt: "",
+    lambda prompt: " \n\t \n",
+    lambda prompt: "\n".join(f"{i}. Is claim {i} true?" for i in range(10_000)),
+    lambda prompt: prompt + "\nIs the evidence sufficient?",
+]
+
+
+def test_inspect_openai_compatible_interrupted_and_retried(harness_env):
+    """inspect's OpenAI-compatible provider against the stub: a run whose endpoint fails is
+    refused by import-harness; ``inspect eval-retry`` finishes it; then it imports. Replies
+    carry a lone surrogate (undecodable bytes passed through), scored as U+FFFD."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+    logs = tmp / "inspect-stub"
+    failing = lambda request, number: (400, {"error": {"message": "bad request"}}, 0, None)  # noqa: E731
+    good = lambda request, number: (200, "Is \udcff the evidence sound?\nWhy?", 0, None)  # noqa: E731
+    stub_env = {**env, "STUB_API_KEY": "stub"}
+    with StubServer(failing) as server:
+        stub_env["STUB_BASE_URL"] = server.base_url
+        done = run(
+            [
+                str(BIN / "inspect"), "eval", "argbench/cqs_gen", "--model",
+                "openai-api/stub/stub-model", "--log-dir", str(logs), "--display", "plain",
+                "--max-retries", "0",
+            ],
+            stub_env,
+            ok=False,
+        )  # fmt: skip
+    log = next(logs.glob("*.eval"))
+    with pytest.raises(IncompleteRunError, match="not 'success'"):
+        import_harness(log)
+    refused = run(
+        [str(BIN / "argbench"), "import-harness", str(log), "--out", str(tmp / "x")],
+        env,
+        ok=False,
+    )
+    assert refused.returncode == 1 and "eval-retry" in refused.stderr, done.stdout[-500:]
+    with StubServer(good, port=int(stub_env["STUB_BASE_URL"].split(":")[-1].split("/")[0])):
+        run(
+            [str(BIN / "inspect"), "eval-retry", str(log), "--log-dir", str(logs), "--display", "plain"],
+            stub_env,
+        )  # fmt: skip
+    finished = [p for p in logs.glob("*.eval") if p != log]
+    results = import_into(env, tmp, finished[0])
+    cq = next(iter(results.values()))
+    assert cq["item_ids"] == CQ_IDS and cq["n_missing"] == 0
+    assert cq["result"]["n_short"] == 4  # two questions each
+
+
+def test_import_refuses_unfinished_lm_eval_runs(lm_eval_run, tmp_path):
+    """An lm-eval run that stopped before the end wrote nothing: refused. A run without
+    --log_samples (or with its samples lost): refused, naming the flag."""
+    with pytest.raises(IncompleteRunError, match="did not finish"):
+        import_harness(tmp_path)
+    out = tmp_path / "run"
+    shutil.copytree(lm_eval_run[0], out)
+    for samples in out.rglob("samples_*.jsonl"):
+        samples.unlink()
+    with pytest.raises(FileNotFoundError, match="--log_samples"):
+        import_harness(out)
+
+
+def test_cam_aac_only_with_a_judge(harness_env, monkeypatch):
+    """CAM's results: relevance and overlap always; AAC when ARGBENCH_LLM_MODEL names a judge
+    (here the loopback stub answering 1), with its signature naming the judge."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    tasks._cached_split.cache_clear()
+    docs = tasks.documents("cam_answers")
+    records = [tasks.prediction("cam_answers", d, "A is better [1].") for d in docs]
+    assert set(tasks.results("cam_answers", records)) == {
+        "argument_relevance",
+        "argument_overlap",
+    }
+    with StubServer(lambda request, number: (200, "1", 0, None)) as server:
+        monkeypatch.setenv("ARGBENCH_LLM_MODEL", "stub-judge")
+        monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "x")
+        docs_by_metric = tasks.results("cam_answers", records)
+    tasks._cached_split.cache_clear()
+    aac = docs_by_metric["argument_answer_coherence"]
+    assert "stub-judge" in aac["signature"] and aac["item_ids"] == [
+        str(d["question_id"]) for d in docs
+    ]
+
+
+def test_scoring_refuses_another_split(harness_env, monkeypatch):
+    """Records made from one version of the data are not scored against another."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    monkeypatch.setenv("ARGBENCH_STS_MODEL", harness_env["env"]["ARGBENCH_STS_MODEL"])
+    tasks._cached_split.cache_clear()
+    docs = tasks.documents("cqs_gen")
+    records = [tasks.prediction("cqs_gen", d, "Why?") for d in docs]
+    assert records[0]["split_hash"].startswith("sha256:")
+    assert tasks.results("cqs_gen", records)["cq_reference_match"]["n_items"] == len(docs)
+    records[0]["split_hash"] = "sha256:other"
+    with pytest.raises(ValueError, match="sha256:other, but it is scored against sha256:"):
+        tasks.results("cqs_gen", records)
+    tasks._cached_split.cache_clear()
+
+
+def completions_with_logprobs(request, number):
+    """A strict stand-in for a completions server scoring prompts (``echo``, ``logprobs``):
+    each token's log-probability is a fixed function of its id, so the scores are known."""
+    assert request.get("echo") is True and request.get("max_tokens") == 1, request
+    prompts = request["prompt"]
+    prompts = [prompts] if prompts and isinstance(prompts[0], int) else prompts
+    choices = []
+    for index, tokens in enumerate(prompts):
+        assert tokens and all(isinstance(t, int) for t in tokens), tokens
+        lps = [-0.5 - (t % 7) for t in tokens]
+        choices.append(
+            {
+                "index": index,
+                "text": "",
+                "finish_reason": "length",
+                "logprobs": {
+                    "tokens": [str(t) for t in tokens] + ["x"],
+                    "token_logprobs": [None, *lps[1:], -1.0],
+                    "top_logprobs": [
+                        None,
+                        *({str(t): lp} for t, lp in zip(tokens[1:], lps[1:], strict=True)),
+                        {"x": -1.0},
+                    ],
+                },
+            }
+        )
+    return 200, {"id": "stub", "object": "text_completion", "choices": choices}, 0, None
+
+
+def test_openai_compatible_loglikelihood_claimdiff(harness_env):
+    """ClaimDiff through lm-eval's completions model type (log-likelihoods with echo) against
+    the loopback stub; P(yes) follows from the stub's token log-probabilities."""
+    env, tmp = harness_env["env"], harness_env["tmp"]
+    out = tmp / "lm-eval-completions"
+    with StubServer(completions_with_logprobs) as server:
+        run(
+            [
+                str(BIN / "lm_eval"),
+                "--model", "local-completions",
+                "--model_args",
+                f"base_url={server.base_url}/completions,model=stub-model,"
+                f"tokenizer_backend=huggingface,tokenizer={harness_env['model']},max_retries=1",
+                "--tasks", "argbench_claimdiff_s",
+                "--include_path", str(lm_eval_path()),
+                "--log_samples", "--output_path", str(out),
+            ],
+            {**env, "OPENAI_API_KEY": "stub"},
+        )  # fmt: skip
+        assert server.requests
+    results = import_into(env, tmp, out)
+    relation = next(iter(results.values()))
+    assert relation["metric"] == "claim_relation" and relation["n_missing"] == 0
+    assert relation["harness"]["model"] == "local-completions"
+    samples = next(out.rglob("samples_argbench_claimdiff_s_*.jsonl")).read_text().splitlines()
+    first = json.loads(samples[0])
+    (no, _), (yes, _) = (r[0] for r in first["resps"])
+    assert first["auroc"]["score"] == pytest.approx(
+        tasks.positive_probability([float(no), float(yes)])
+    )
+
+
+@pytest.mark.mirror
+def test_bench_harness_small(real_mirror, monkeypatch, capsys):
+    """scripts/bench_harness.py at CI size on the real validation split: same score both
+    ways (the timing ratio is the benchmark's to report, checked loosely here)."""
+    monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
+    monkeypatch.setenv(tasks.STS_MODEL_ENV, "set by the script; removed after the test")
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "scripts"))
+    import bench_harness
+
+    assert bench_harness.main(["--small", "--max-ratio", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "identical on both sides" in out and "ratio harness / evaluate" in out
+    tasks._cached_split.cache_clear()
