@@ -191,7 +191,7 @@ def read_predictions(source, submissions: bool = True) -> tuple[list, list | Non
     "cq"}] or "Missing CQs"}}``) get ``cqs`` as question strings (``["Missing CQs"]`` for
     none), in JSON or JSON Lines alike."""
     if isinstance(source, (str, Path)):
-        from argbench.cli._io import read_records
+        from argbench.io import read_records
 
         data = read_records(source, formats=("json", "jsonl"))
     else:
@@ -505,17 +505,14 @@ def evaluate_predictions(
 
 
 def write_results(doc: dict, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(plain(doc), ensure_ascii=False, allow_nan=False, indent=1) + "\n",
-        encoding="utf-8",
-    )
-    return path
+    """The results document as JSON, written atomically (:func:`argbench.io.write_json`)."""
+    from argbench.io import write_json
+
+    return write_json(path, plain(doc))
 
 
 def read_results(path) -> dict:
-    from argbench.cli._io import read_json
+    from argbench.io import read_json
 
     doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:

@@ -126,21 +126,25 @@ def test_fewer_more_duplicate_and_missing_questions():
         MISSING,  # whole field: 0 points, 3 NAE, counted
         ["x", "y", "z"],
     ]
+    with pytest.raises(ValueError, match=r"predictions\[1\]: 4 questions.*max_questions=3"):
+        cq_reference_match(predictions, [REFS] * 4, matcher=exact_text, max_questions=None)
+    # the paper's protocol (the default): the first three of each, a share in [0, 1]
     result = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text)
-    assert result["intervention_scores"] == pytest.approx([1 / 3, 4 / 3, 0, 0])
-    assert result["score"] == pytest.approx((1 / 3 + 4 / 3) / 4)
+    assert result["intervention_scores"] == pytest.approx([1 / 3, 1, 0, 0])
+    assert result["score"] == pytest.approx((1 / 3 + 1) / 4)
+    assert "|max_q:3|" in result["signature"]
     assert result["n_short"] == 1 and result["n_long"] == 1 and result["n_missing_cqs"] == 1
-    assert result["n_duplicates"] == 3
+    assert result["n_duplicates"] == 2
     assert result["labels"][2] == [NAE] * 3 and result["matched_ids"][2] == [None] * 3
-    assert result["n_questions"] == 1 + 4 + 3 + 3
+    assert result["n_questions"] == 1 + 3 + 3 + 3
     assert result["label_counts"] == {
-        "Useful": 5,
+        "Useful": 4,
         "Unhelpful": 0,
         "Invalid": 0,
         NAE: 6,
         "evaluation_issue": 0,
     }
-    assert result["nae_rate"] == pytest.approx(6 / 11)
+    assert result["nae_rate"] == pytest.approx(6 / 10)
     capped = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text, max_questions=3)
     assert capped["intervention_scores"][1] == pytest.approx(1.0)
     listed = cq_reference_match([[MISSING]], [REFS], matcher=exact_text)

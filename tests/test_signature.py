@@ -166,7 +166,7 @@ def test_cq_reference_match_sts_fields(minilm, tmp_path):
         "matcher": "sts",
         "model": folder_signature(minilm),
         "thr": ">0.65",
-        "max_q": "all",
+        "max_q": "3",
         "v": argbench.__version__,
     }
     assert base == cq_reference_match(QUESTIONS, REFS, **common)["signature"]
@@ -282,7 +282,7 @@ def test_llm_judges_put_their_fields_in_the_metric_signature():
         "llm": "stub-model",
         "prompt": short_hash(CQ_PROMPT),
         "temp": "0.0",
-        "max_q": "all",
+        "max_q": "3",
         "v": argbench.__version__,
     }
     assert fields(aac)["prompt"] == short_hash(f"{SYSTEM_PROMPT}\0{AAC_PROMPT}")

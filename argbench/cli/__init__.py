@@ -70,13 +70,28 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# The one exit status table of the whole CLI (docs/errors.md renders it; tests/test_hostile.py
+# keeps it true). Every subcommand maps its errors through exit_status().
+EXIT_CODES: dict[int, str] = {
+    0: "done: the result is complete (or marked complete=False with --allow-incomplete, "
+    "non-converged fits flagged with --allow-nonconverged)",
+    1: "the run failed: an LLM endpoint stopped answering or judgments failed (without "
+    "--allow-incomplete), a pairwise fit did not converge (without --allow-nonconverged), a "
+    "source or model cannot be fetched (offline), a file could not be written (full disk); "
+    "outputs are left as they were, never half-written",
+    2: "bad usage or bad input: unknown command, flag, metric, dataset, config or option; a bad "
+    "record, file, id or value; an --out that is an input, not writable, or being written by "
+    "another run; results that cannot be compared",
+    130: "interrupted (Ctrl-C); outputs are left as they were, never half-written",
+}
+
 # What the user gave is wrong (2): fix the input and run again. The run itself failed (1): an
 # endpoint that stopped answering, judgments that failed, a source that cannot be fetched.
 _BAD_INPUT = (
     ValueError,  # includes UnicodeError and the metrics' and loaders' input errors
     TypeError,
     KeyError,
-    FileExistsError,
+    FileExistsError,  # includes argbench.io.OutputBusyError
     FileNotFoundError,
     IsADirectoryError,
     NotADirectoryError,
@@ -86,26 +101,83 @@ _BAD_INPUT = (
 
 def exit_status(error: BaseException) -> int | None:
     """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
+    if isinstance(error, KeyboardInterrupt):
+        return 130
     if isinstance(error, _BAD_INPUT):
         return 2
-    if isinstance(error, (RuntimeError, OSError)):
+    if isinstance(error, (RuntimeError, OSError, MemoryError)):
+        return 1
+    if type(error).__module__.startswith("datasets"):  # e.g. NonMatchingSplitsSizesError
         return 1
     return None
 
 
 def error_message(error: BaseException) -> str:
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
     if isinstance(error, KeyError) and error.args:
         return str(error.args[0])
-    return str(error)
+    if isinstance(error, MemoryError):
+        return "out of memory" + (f": {error}" if str(error) else "")
+    text = str(error)
+    if type(error).__module__.split(".")[0] not in ("builtins", "argbench"):
+        text = f"{type(error).__name__}: {text}"
+    return text
+
+
+def _safe_streams() -> None:
+    """Print on any terminal encoding (ASCII, Latin-1): characters it lacks are escaped
+    instead of raising UnicodeEncodeError (argparse's --help included)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or odd stream
+                pass
+
+
+def _subcommand_parser(top: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The innermost subcommand's parser (``argbench pairwise fit`` -> fit's)."""
+    current = top
+    while True:
+        actions = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions or getattr(args, actions[0].dest, None) not in actions[0].choices:
+            return current
+        current = actions[0].choices[getattr(args, actions[0].dest)]
+
+
+def _parse(argv) -> argparse.Namespace:
+    """Parse ``argv``; an unknown flag after a subcommand is reported with that
+    subcommand's usage, and the closest flag it has."""
+    import difflib
+
+    top = parser()
+    args, extras = top.parse_known_args(argv)
+    if extras:
+        command = _subcommand_parser(top, args)
+        flags = [f for a in command._actions for f in a.option_strings]
+        hints = []
+        for extra in extras:
+            close = difflib.get_close_matches(extra.split("=")[0], flags, n=1)
+            if extra.startswith("-") and close:
+                hints.append(f"{extra} (did you mean {close[0]}?)")
+            else:
+                hints.append(extra)
+        command.error(f"unrecognized arguments: {' '.join(hints)}")
+    return args
 
 
 def main(argv=None) -> int:
-    """Exit status: 0 done, 1 the run failed (a failed computation), 2 bad usage or input."""
-    args = parser().parse_args(argv)
+    """Exit status: see EXIT_CODES (0 done, 1 the run failed, 2 bad usage or input)."""
+    _safe_streams()
+    try:
+        args = _parse(argv)
+    except KeyboardInterrupt:
+        return 130
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for results files
     try:
         return args.run(args)
-    except Exception as error:
+    except (Exception, KeyboardInterrupt) as error:
         status = exit_status(error)
         if status is None:
             raise

@@ -57,22 +57,23 @@ def add_commands(subparsers) -> None:
 def _cmd_compare(args) -> int:
     from argbench.results import compare_results, plain
 
-    try:
-        if args.resamples < 1:
-            raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
-        comparison = compare_results(
-            args.results,
-            args.key,
-            resamples=args.resamples,
-            seed=args.seed,
-            confidence=args.confidence,
-            force=args.force,
-        )
-        if args.plot:
-            plot(comparison, args.plot)
-    except (ValueError, KeyError, OSError) as error:
-        print(f"argbench compare: error: {error}", file=sys.stderr)
-        return 1
+    # errors go through argbench.cli.main: exit 2 for bad input, as documented
+    if args.resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
+    if args.plot:
+        from argbench.io import claim_output
+
+        claim_output(args.plot, inputs=args.results, suffixes=(".png",), what="--plot")
+    comparison = compare_results(
+        args.results,
+        args.key,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        force=args.force,
+    )
+    if args.plot:
+        plot(comparison, args.plot)
     if args.json:
         print(json.dumps(plain(comparison), ensure_ascii=False, allow_nan=False, indent=1))
     else:
@@ -129,6 +130,8 @@ def plot(c: dict, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from argbench.io import save_figure
+
     systems = c["systems"]
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(systems)))
     y = list(range(len(systems)))[::-1]
@@ -140,5 +143,5 @@ def plot(c: dict, path) -> None:
     ax.set_title(f"{(c.get('dataset') or {}).get('name', '')}: {c['n_items']:,} items", fontsize=10)
     ax.margins(y=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

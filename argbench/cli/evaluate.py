@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
-from argbench.cli._io import read_json
+from argbench.io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
@@ -254,6 +254,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         raise UsageError("--out needs --dataset: a results file names the split it scored")
     if (args.allow_missing or args.id) and not (args.input and args.dataset):
         raise UsageError("--allow-missing and --id go with FILE --dataset (predictions)")
+    _claim_outputs(args)
     if args.dev:
         if "threshold" in options:
             raise UsageError("give --threshold or --dev, not both")
@@ -327,6 +328,17 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
 
 
+def _claim_outputs(args) -> None:
+    """--out and --plot checked (writable, not an input) and locked before any work."""
+    from argbench.io import claim_output
+
+    inputs = [args.input, args.dev, args.references, args.dataset]
+    if args.out:
+        claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
+    if args.plot:
+        claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
+
+
 def _dev_options(args, features, note) -> dict:
     """claim_relation --dev FILE: the development records as compute() options."""
     if not args.dev:
@@ -363,6 +375,8 @@ def plot_curve(result: dict, path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from argbench.io import save_figure
+
     from argbench.scoring.claim_relation import draw_pr_curve
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -370,7 +384,7 @@ def plot_curve(result: dict, path, title: str) -> None:
     ax.set(title=title, xlabel="recall", ylabel="precision")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

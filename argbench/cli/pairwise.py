@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from argbench.cli import add_data_options
-from argbench.cli._io import check_output, read_records, write_records
+from argbench.io import claim_output, read_records, write_records
 
 
 def add_commands(subparsers) -> None:
@@ -140,7 +140,7 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 
 
 def _cmd_fit(args) -> int:
-    check_output(args.out)
+    claim_output(args.out, inputs=[args.judgments])
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
     write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)
@@ -168,6 +168,8 @@ def _cmd_simulate(args) -> int:
     from argbench.reproduce.webis import paper_agreement, paper_table1
     from argbench.scoring.sparsification import sparsification_study
 
+    if args.out:
+        claim_output(args.out)
     start = time.perf_counter()
     rows = sparsification_study(
         judgments=_ints(args.judgments, "--judgments"),

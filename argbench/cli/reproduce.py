@@ -11,7 +11,11 @@ def _cmd_reproduce(args) -> int:
     from argbench.layout import output_folder
     from argbench.reproduce import reproduce
 
+    from argbench.io import claim_output
+
     output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
+    for name in ("report.md", "report.json"):  # writable, and no other run writing them
+        claim_output(Path(args.out) / name, suffixes=None, what="--out")
 
     sections = reproduce(
         args.out,

@@ -154,6 +154,8 @@ class Context:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from argbench.io import save_figure
+
         fig, ax = plt.subplots(figsize=(7, 4.2))
         draw(ax)
         ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
@@ -161,7 +163,7 @@ class Context:
             ax.legend()
         fig.tight_layout()
         path = self.out_dir / f"{name}.png"
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, dpi=120)
         plt.close(fig)
         self.figures.append(str(path))
         self.log(f"  figure: {path}")
@@ -247,10 +249,15 @@ def _dataset_text(dataset: dict) -> str:
 
 def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> None:
     """``report.md`` (tables for people) and ``report.json`` (every row, for programs)."""
-    (out_dir / "report.md").write_text(render_markdown(sections, figures), encoding="utf-8")
+    from argbench.io import atomic_write, write_json
+
+    atomic_write(out_dir / "report.md", render_markdown(sections, figures))
     payload = [
         {**asdict(s), "rows": [{**asdict(r), "diff": r.diff} for r in s.rows]} for s in sections
     ]
-    (out_dir / "report.json").write_text(
-        json.dumps({"sections": payload, "figures": figures}, indent=1)
+    write_json(
+        out_dir / "report.json",
+        {"sections": payload, "figures": figures},
+        ensure_ascii=True,
+        allow_nan=True,
     )

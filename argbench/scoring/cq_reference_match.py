@@ -218,7 +218,7 @@ def cq_reference_match(
     matcher: str | Callable = "sts",
     model=DEFAULT_MODEL,
     threshold: float = 0.65,
-    max_questions: int | None = None,
+    max_questions: int | None = QUESTIONS,
     label_names: Sequence[str] = LABELS,
     intervention_ids: Sequence[str] | None = None,
     revision: str | None = None,
@@ -262,13 +262,31 @@ def cq_reference_match(
             f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
             "not a percentage)"
         )
-    if max_questions is not None and max_questions < 1:
-        raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
+    if max_questions is not None and (
+        isinstance(max_questions, bool)
+        or not isinstance(max_questions, int)
+        or not 1 <= max_questions <= QUESTIONS
+    ):
+        raise ValueError(
+            f"max_questions must be 1..{QUESTIONS} (score the first N questions of each "
+            f"intervention) or None (refuse more than {QUESTIONS}), got {max_questions!r}: the "
+            f"score divides by {QUESTIONS}, so more questions could give a share above 1"
+        )
     label_names = list(label_names)
     refs = _check_references(references, label_names)
     raw = _check_predictions(predictions)
     n_long = sum(1 for qs in raw if qs is not None and len(qs) > QUESTIONS)
     n_short = sum(1 for qs in raw if qs is not None and len(qs) < QUESTIONS)
+    if max_questions is None and n_long:
+        first = next(i for i, qs in enumerate(raw) if qs is not None and len(qs) > QUESTIONS)
+        name = f" ({intervention_ids[first]!r})" if intervention_ids is not None else ""
+        raise ValueError(
+            f"predictions[{first}]{name}: {len(raw[first])} questions, {n_long} intervention(s) "
+            f"with more than {QUESTIONS}; the score is Useful/{QUESTIONS} (the paper's protocol: "
+            f"{QUESTIONS} questions per intervention), so it could exceed 1. Pass "
+            f"max_questions={QUESTIONS} to score the first {QUESTIONS} of each (the default), "
+            "or give at most three"
+        )
     preds = [qs if qs is None or max_questions is None else qs[:max_questions] for qs in raw]
 
     if callable(matcher):
@@ -332,7 +350,8 @@ def cq_reference_match(
         # an intervention that lost a judgment has no score (only with on_failure="incomplete")
         scores.append(None if ISSUE in lab else lab.count("Useful") / QUESTIONS)
 
-    fields.append(("max_q", "all" if max_questions is None else int(max_questions)))
+    # max_q:N = the first N questions of each intervention scored; refuse = more than 3 refused
+    fields.append(("max_q", "refuse" if max_questions is None else int(max_questions)))
     if label_names != LABELS:
         fields.append(("labels", label_names))
     counts = Counter(label for lab in labels for label in lab)
