@@ -271,7 +271,30 @@ class _Store:
 
         return self._run(read)
 
+    def dimension(self) -> int | None:
+        """The vector size recorded with the cache (None for a cache written before it was)."""
+
+        def read(con):
+            con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = con.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+            return int(row[0]) if row and str(row[0]).isdigit() else None
+
+        return self._run(read)
+
+    def set_dimension(self, size: int) -> None:
+        def write(con):
+            with con:
+                con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+                con.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('dimension', ?)", (str(size),)
+                )
+
+        self._run(write)
+
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        if len(vectors) and self.dimension() != vectors.shape[1]:
+            self.set_dimension(int(vectors.shape[1]))
+
         def write(con):
             with con:  # one transaction: all or nothing; REPLACE repairs invalid rows
                 con.executemany(
@@ -435,6 +458,16 @@ class Embedder:
                 bar.update(len(chunk))
         return np.concatenate(chunks)
 
+    def _dimension(self) -> int | None:
+        """The model's vector size: recorded with the cache, else asked of the model once
+        (and recorded), so cached vectors all of one wrong size are caught."""
+        size = self._store.dimension() if self._store else None
+        if size is None:
+            size = self.model.get_sentence_embedding_dimension()
+            if size and self._store:
+                self._store.set_dimension(int(size))
+        return size
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 embeddings, one row per input text (duplicates share a row's value).
 
@@ -453,12 +486,18 @@ class Embedder:
             return np.zeros((0, 0), dtype=np.float32)
         keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
         cached = self._store.get(keys) if self._store else {}
+        # a blob whose length is not a whole number of float32s is damage: recomputed below
         vectors = {
-            i: np.frombuffer(cached[k], np.float32) for i, k in enumerate(keys) if k in cached
+            i: np.frombuffer(cached[k], np.float32)
+            for i, k in enumerate(keys)
+            if k in cached and len(cached[k]) % 4 == 0
         }
-        sizes = Counter(len(v) for v in vectors.values() if _unit(v))
-        size = sizes.most_common(1)[0][0] if sizes else None
-        invalid = [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
+        damaged = [i for i, k in enumerate(keys) if k in cached and i not in vectors]
+        size = self._dimension() if vectors else None
+        if size is None:  # the model does not say: the most common size of the valid ones
+            sizes = Counter(len(v) for v in vectors.values() if _unit(v))
+            size = sizes.most_common(1)[0][0] if sizes else None
+        invalid = damaged + [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
         todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
         while todo:  # twice at most: when the model's size differs from the cached one
             new = self._run_model(

@@ -281,7 +281,8 @@ def atomic_write(path, data: bytes | str) -> Path:
         if isinstance(error, OSError):
             state = "left unchanged" if path.exists() else "not created"
             raise OSError(
-                error.errno, f"cannot write {path} ({error.strerror or error}); the file was {state}"
+                error.errno,
+                f"cannot write {path} ({error.strerror or error}); the file was {state}",
             ) from None
         raise
     try:  # the rename itself on disk

@@ -289,7 +289,10 @@ def _turn(out_dir: Path, name: str, log: Callable[[str], None]):
     path = out_dir / f".{name}.lock"
     try:
         with lock_file(
-            path, on_wait=lambda: log(f"waiting for another build of {name} into {out_dir} (lock {path.name})")
+            path,
+            on_wait=lambda: log(
+                f"waiting for another build of {name} into {out_dir} (lock {path.name})"
+            ),
         ):
             yield
     except PermissionError as error:

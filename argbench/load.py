@@ -39,9 +39,29 @@ def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None):
     return instance
 
 
+class TruncatedCacheError(OSError):
+    """A datasets cache file holds fewer (or more) rows than the split sizes recorded at build."""
+
+
+def check_rows(data, splits, where: str) -> None:
+    """Each split of ``data`` (a Dataset or DatasetDict) has the row count recorded in
+    ``splits`` (a SplitDict): an Arrow cache file cut at a record-batch boundary still loads,
+    as a shorter dataset, so the count is the check."""
+    parts = data.items() if hasattr(data, "items") else [(str(data.split), data)]
+    for split, dataset in parts:
+        info = splits.get(split) if splits else None
+        expected = getattr(info, "num_examples", None)
+        if expected and len(dataset) != expected:
+            raise TruncatedCacheError(
+                f"{where}: split {split!r} has {len(dataset):,} rows but {expected:,} were "
+                "recorded when it was built (a truncated or edited cache file)"
+            )
+
+
 def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None):
     """The dataset; a cached copy that cannot be read (truncated or overwritten Arrow files)
-    is deleted and built again from the sources, with a warning, instead of failing every run."""
+    or whose row counts differ from the split sizes recorded at build is deleted and built
+    again from the sources, with a warning, instead of failing every run or serving fewer rows."""
     import pyarrow as pa
 
     prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
@@ -51,7 +71,9 @@ def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_pro
             f"splits: {', '.join(prepared.info.splits)}"
         )
     try:
-        return prepared.as_dataset(split=split)
+        data = prepared.as_dataset(split=split)
+        check_rows(data, prepared.info.splits, f"datasets cache {prepared.cache_dir}")
+        return data
     except (pa.ArrowInvalid, OSError) as error:
         folder = prepared.cache_dir
         warnings.warn(
@@ -61,4 +83,6 @@ def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_pro
         )
         shutil.rmtree(folder, ignore_errors=True)
         prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
-        return prepared.as_dataset(split=split)
+        data = prepared.as_dataset(split=split)
+        check_rows(data, prepared.info.splits, f"datasets cache {prepared.cache_dir}")
+        return data

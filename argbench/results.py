@@ -132,10 +132,96 @@ def load_split(
     return Split(data, name, config, split, version, source)
 
 
+def _folder_fingerprint(folder: Path) -> str:
+    """sha256 over a folder's file names and contents (``datasets`` keys a local folder's
+    cache by file modification times only, so an edit that keeps them would be served stale)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def _load_with_datasets(path: str, config, cache_dir):
+    """``datasets.load_dataset`` of a folder or Hub id, with the cache verified: a folder's
+    content must be what its cached copy was made from (else the copy is rebuilt), and every
+    split must hold the rows its card records (else a clear error naming the folder)."""
     import datasets
 
-    return datasets.load_dataset(path, config, cache_dir=cache_dir)
+    from argbench.load import TruncatedCacheError, check_rows
+
+    folder = Path(path)
+    local = folder.is_dir()
+    fingerprint = _folder_fingerprint(folder) if local else None
+
+    def load(mode=None):
+        try:
+            splits = datasets.load_dataset(path, config, cache_dir=cache_dir, download_mode=mode)
+        except Exception as error:
+            if type(error).__name__ not in (
+                "NonMatchingSplitsSizesError",
+                "ExpectedMoreSplitsError",
+                "UnexpectedSplitsError",
+                "NonMatchingChecksumError",
+            ):
+                raise
+            where = f"built folder {folder.resolve()}" if local else f"dataset {path}"
+            raise ValueError(
+                f"{where}: its data files do not match the split sizes recorded in its README.md "
+                f"({type(error).__name__}): the folder was changed after it was built. Build it "
+                "again (argbench build) or restore it"
+            ) from None
+        check_rows(splits, _recorded_splits(splits), f"dataset {path}")
+        return splits
+
+    try:
+        splits = load()
+    except TruncatedCacheError:
+        splits = load("force_redownload")
+    if local:
+        marks = {Path(f["filename"]).parent for d in splits.values() for f in d.cache_files}
+        stale = any(_read_mark(m) != fingerprint for m in marks)
+        if stale:
+            if any(_read_mark(m) is not None for m in marks):
+                import warnings
+
+                warnings.warn(
+                    f"built folder {folder.resolve()} changed since the datasets cache was made "
+                    "from it; the cache was rebuilt from the folder",
+                    stacklevel=3,
+                )
+            splits = load("force_redownload")
+            for d in splits.values():
+                for f in d.cache_files:
+                    _write_mark(Path(f["filename"]).parent, fingerprint)
+    return splits
+
+
+_MARK = "argbench-source-fingerprint"
+
+
+def _recorded_splits(splits):
+    first = next(iter(splits.values()), None)
+    return getattr(getattr(first, "info", None), "splits", None)
+
+
+def _read_mark(folder: Path) -> str | None:
+    try:
+        return (folder / _MARK).read_text().strip()
+    except OSError:
+        return None
+
+
+def _write_mark(folder: Path, fingerprint: str) -> None:
+    from argbench.io import atomic_write
+
+    try:
+        atomic_write(folder / _MARK, fingerprint)
+    except OSError:
+        pass  # a read-only cache: the folder is fingerprinted again next time
 
 
 def _schema(feature):

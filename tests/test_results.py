@@ -281,13 +281,13 @@ def test_compare_refuses_other_settings_and_names_the_field(cam, tmp_path, capsy
         capsys, where, tmp_path, "b", answers(rows), "--option", "relevance_threshold=3"
     )
     code, _, err = cli(capsys, "compare", mine, strict)
-    assert code == 1 and "results differ in relevant (>=2 in" in err and ">=3 in" in err
+    assert code == 2 and "results differ in relevant (>=2 in" in err and ">=3 in" in err
     assert "--force" in err
     code, out, _ = cli(capsys, "compare", mine, strict, "--force", "--resamples", "100")
     assert code == 0 and "FORCED (--force): relevant (>=2" in out
     partial, _ = evaluate(capsys, where, tmp_path, "c", answers(rows)[3:], "--allow-missing")
     code, _, err = cli(capsys, "compare", mine, partial)
-    assert code == 1 and "score different items (9 in" in err and "6 in common" in err
+    assert code == 2 and "score different items (9 in" in err and "6 in common" in err
     code, out, _ = cli(capsys, "compare", mine, partial, "--force", "--resamples", "100")
     assert code == 0 and "only the 6 common items" in out and ", 6 items" in out.splitlines()[0]
 
@@ -300,14 +300,14 @@ def test_compare_refuses_another_dataset_version(cam, tmp_path, capsys):
     doc["signature"] = Signature.parse(doc["signature"]).render()
     other = write(tmp_path / "other.json", {**doc, "system": "other"})
     code, _, err = cli(capsys, "compare", mine, other)
-    assert code == 1 and "dataset version (1.0.0 in" in err
+    assert code == 2 and "dataset version (1.0.0 in" in err
     code, _, err = cli(capsys, "compare", mine)
-    assert code == 1 and "two or more" in err
+    assert code == 2 and "two or more" in err
     code, _, err = cli(capsys, "compare", mine, mine, "--key", "n_answers")
-    assert code == 1 and "no per-item n_answers" in err
+    assert code == 2 and "no per-item n_answers" in err
     not_results = write(tmp_path / "x.json", {"f1": 1})
     code, _, err = cli(capsys, "compare", mine, not_results)
-    assert code == 1 and "not an argbench results file" in err
+    assert code == 2 and "not an argbench results file" in err
 
 
 def test_corpus_level_metrics_have_nothing_to_resample(tmp_path, capsys):

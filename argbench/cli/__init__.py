@@ -41,6 +41,19 @@ def check_dataset(name: str, config: str | None = None) -> None:
         )
 
 
+def finite_float(text: str) -> float:
+    """argparse type: a finite number (``nan`` and ``inf`` parse as floats but are no setting)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def add_data_options(command: argparse.ArgumentParser) -> None:
     """``--sources`` and ``--cache-dir``: where release files and built datasets come from."""
     command.add_argument(

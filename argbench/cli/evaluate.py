@@ -15,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
+from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset, finite_float
 from argbench.io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
@@ -142,7 +142,7 @@ def add_commands(subparsers) -> None:
     )
     ev.add_argument("--resamples", type=int, default=10_000, help="--ci resamples (10,000)")
     ev.add_argument("--seed", type=int, default=0, help="--ci random seed (0)")
-    ev.add_argument("--confidence", type=float, default=0.95, help="--ci level (0.95)")
+    ev.add_argument("--confidence", type=finite_float, default=0.95, help="--ci level (0.95)")
     ev.add_argument(
         "--column",
         action="append",
@@ -159,7 +159,9 @@ def add_commands(subparsers) -> None:
     )
     ev.add_argument("--model", help="model option: sentence-transformers/NLI name or folder")
     ev.add_argument(
-        "--threshold", type=float, help="threshold option (cq_reference_match, claim_relation)"
+        "--threshold",
+        type=finite_float,
+        help="threshold option (cq_reference_match, claim_relation)",
     )
     ev.add_argument("--matcher", help="matcher option of cq_reference_match: sts or llm")
     ev.add_argument("--references", help="cq_reference_match: references file (validation.json)")
@@ -376,7 +378,6 @@ def plot_curve(result: dict, path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     from argbench.io import save_figure
-
     from argbench.scoring.claim_relation import draw_pr_curve
 
     fig, ax = plt.subplots(figsize=(6, 4.5))

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from argbench.cli import add_data_options
+from argbench.cli import add_data_options, finite_float
 from argbench.io import claim_output, read_records, write_records
 
 
@@ -34,8 +34,8 @@ def add_commands(subparsers) -> None:
         help="outcome values meaning 'A wins', 'B wins', 'tie' (default: a,b,tie)",
     )
     fit.add_argument("--group", help="column to fit separately by (e.g. a topic)")
-    fit.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
-    fit.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    fit.add_argument("--regularization", type=finite_float, default=0.3, help="λ (default 0.3)")
+    fit.add_argument("--threshold", type=finite_float, default=0.01, help="τ (default 0.01)")
     fit.add_argument(
         "--normalize",
         choices=["zscore", "minmax", "none"],
@@ -67,8 +67,10 @@ def add_commands(subparsers) -> None:
     simulate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples")
     simulate.add_argument("--seed", type=int, default=0)
     simulate.add_argument("--workers", type=int, default=1, help="processes over the sides")
-    simulate.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
-    simulate.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    simulate.add_argument(
+        "--regularization", type=finite_float, default=0.3, help="λ (default 0.3)"
+    )
+    simulate.add_argument("--threshold", type=finite_float, default=0.01, help="τ (default 0.01)")
     simulate.add_argument("--out", help="also write the rows to this .csv or .jsonl file")
     add_data_options(simulate)
     simulate.set_defaults(run=_cmd_simulate)

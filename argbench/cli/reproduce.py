@@ -8,10 +8,9 @@ from argbench.cli import add_data_options
 
 
 def _cmd_reproduce(args) -> int:
+    from argbench.io import claim_output
     from argbench.layout import output_folder
     from argbench.reproduce import reproduce
-
-    from argbench.io import claim_output
 
     output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
     for name in ("report.md", "report.json"):  # writable, and no other run writing them

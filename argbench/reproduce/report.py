@@ -9,7 +9,6 @@ in ``note`` and is flagged ``comparable=False``.
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field

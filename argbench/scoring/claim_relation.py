@@ -163,6 +163,8 @@ def claim_relation(
         )
     elif isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
+    elif not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
     out = {
         "auroc": roc_auc(labels, scores),
         **_prf(labels.astype(bool), scores >= threshold),
