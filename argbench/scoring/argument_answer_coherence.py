@@ -182,7 +182,9 @@ def argument_answer_coherence(
         )
         prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
         endpoint = endpoint_from(llm)
-        replies = endpoint.complete(prompts, system=SYSTEM_PROMPT)
+        replies = endpoint.complete(
+            prompts, system=SYSTEM_PROMPT, keep_going=on_failure == "incomplete"
+        )
         decisions = [_parse_reply(r) for r in replies]
         fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]
     else:

@@ -171,14 +171,14 @@ def _parse_reply(reply, n_refs: int) -> tuple:
     return (ISSUE, None, None, (reply, "unparseable reply"))
 
 
-def _llm_match(predictions, references, endpoint, template):
+def _llm_match(predictions, references, endpoint, template, keep_going=False):
     prompts, where = [], []
     for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
         listing = "\n".join(f"{k}: {r['cq']}" for k, r in enumerate(refs))
         for j, question in enumerate(qs or []):
             prompts.append(template.fill(references=listing, question=question))
             where.append((i, j))
-    replies = endpoint.complete(prompts)
+    replies = endpoint.complete(prompts, keep_going=keep_going)
     out = [None if qs is None else [None] * len(qs) for qs in predictions]
     for (i, j), reply in zip(where, replies, strict=True):
         out[i][j] = _parse_reply(reply, len(references[i]))
@@ -320,7 +320,7 @@ def cq_reference_match(
             ("references", "question"),
         )
         endpoint = endpoint_from(llm)
-        decided = _llm_match(preds, refs, endpoint, template)
+        decided = _llm_match(preds, refs, endpoint, template, keep_going=on_failure == "incomplete")
         fields = [("matcher", "llm"), *endpoint.signature_fields(template.text)]
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
