@@ -357,7 +357,7 @@ class ChatEndpoint:
                 why, wait = f"no reply within timeout={self.timeout:g}s", None
                 hint = (
                     "If the server is only slow, raise the per-request timeout: "
-                    "llm={'timeout': 120} (CLI: --option 'llm={\"timeout\": 120}')"
+                    "llm={'timeout': 120}"
                 )
             except openai.APIConnectionError as error:
                 why, wait = f"cannot connect ({error.__cause__ or error})", None
@@ -464,8 +464,7 @@ class ChatEndpoint:
                         raise LLMError(
                             f"{self.where}: no request finished for {self.stall_timeout:g}s "
                             f"({run.line()[5:]}); stopped the run. If the server is only slow, "
-                            "raise llm stall_timeout= and timeout= (CLI: --option "
-                            '\'llm={"timeout": 120, "stall_timeout": 300}\')'
+                            "raise llm={'timeout': 120, 'stall_timeout': 300}"
                         ) from None
                 else:
                     if isinstance(reply, BaseException):
@@ -514,7 +513,7 @@ def settle_judgments(failed: list[dict], total: int, on_failure: str) -> dict:
         raise JudgmentError(
             f"{len(failed)} of {total} judgments failed, so no score is given. First: {shown}. "
             "Fix the endpoint or prompt, or pass on_failure='incomplete' to score only what "
-            "was judged (the result says complete=False; argbench evaluate: --allow-incomplete)"
+            "was judged (the result says complete=False)"
         )
     return {"complete": not failed, "n_failed": len(failed), "failed": failed}
 

@@ -35,8 +35,27 @@ def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None):
         # Surface our own errors (which name file, example and field), not datasets' wrapper.
         if isinstance(error.__cause__, (DataError, SourceError)):
             raise error.__cause__ from None
+        if isinstance(error.__cause__, OSError):
+            raise _disk_error(error.__cause__, name, instance) from None
         raise
+    except OSError as error:
+        raise _disk_error(error, name, instance) from None
     return instance
+
+
+def _disk_error(error: OSError, name: str, instance) -> OSError:
+    """A write failure in the datasets cache (a full disk, a read-only HF_HOME), said as such."""
+    import errno
+
+    if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
+        return error
+    where = getattr(instance, "_cache_dir_root", None) or instance.cache_dir
+    return OSError(
+        error.errno,
+        f"cannot build {name} in the datasets cache {where}: {error.strerror}. Free space "
+        "there, or point HF_HOME (or cache_dir=, CLI --cache-dir) at a folder with room; "
+        "the cache was left without a half-built copy",
+    )
 
 
 class TruncatedCacheError(OSError):

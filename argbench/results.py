@@ -304,9 +304,22 @@ def _submission_record(record):
 
 
 def _id_text(value, at: str, field: str) -> str:
+    """An id as text; whitespace around it or a character UTF-8 cannot store is an error
+    (``" 3"`` and ``"3"`` would be two ids that look the same; a lone surrogate cannot be
+    written to the results file)."""
+    from argbench.scoring._checks import check_text
+
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError(f"{at}: id field {field!r} must be a string or an integer, got {value!r}")
-    return str(value)
+    text = str(value)
+    check_text(text, f"{at}: id field {field!r}")
+    if text != text.strip() or not text:
+        raise ValueError(
+            f"{at}: id field {field!r} is {text!r}: "
+            + ("empty" if not text.strip() else "whitespace around an id")
+            + " (ids are compared exactly; strip them)"
+        )
+    return text
 
 
 def _listing(ids, total=None) -> str:
@@ -328,7 +341,7 @@ def _id_fields(columns, given) -> tuple[str, ...]:
             return tuple(f for f in fields if f in columns)
     raise ValueError(
         f"the split has none of the id columns argbench knows ({', '.join(f[0] for f in ID_COLUMNS)}); "
-        "name one with id_fields= (--id)"
+        "name one with id_fields="
     )
 
 
@@ -358,7 +371,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
             if field in record:
                 parts.append(_id_text(record[field], at, field))
             elif position == 0 and keys:
-                parts.append(keys[index])
+                parts.append(_id_text(keys[index], at, field))
             else:
                 raise ValueError(f"{at}: no id field {field!r} (has {list(record)})")
         ids.append("-".join(parts))
@@ -392,7 +405,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
     if missing and not allow_missing:
         raise ValueError(
             f"{len(missing):,} of the split's {len(by_id):,} items have no prediction: "
-            f"{_listing(missing)}; --allow-missing (allow_missing=True) scores the others"
+            f"{_listing(missing)}; allow_missing=True scores the others"
         )
     merged, order = [], []
     for key, row in by_id.items():
@@ -672,7 +685,7 @@ def compare_results(
     if forced and not force:
         raise ValueError(
             "not the same measurement: results differ in " + "; ".join(forced) + ". Compare "
-            "systems under one signature and split, or --force (force=True) to compare anyway"
+            "systems under one signature and split, or force=True to compare anyway"
         )
     id_sets = [set(d["item_ids"]) for d in docs]
     common = set.intersection(*id_sets)

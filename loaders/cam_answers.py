@@ -57,7 +57,7 @@ def relevance_lookup(pairs) -> dict[tuple[str, str], dict[str, tuple[int, int | 
 class CamAnswers(ArgbenchBuilder):
     """Comparative answers with their argument lists and aligned relevance labels."""
 
-    VERSION = datasets.Version("1.0.0")
+    VERSION = datasets.Version("2.0.0")
     SOURCES = {
         **declare(
             _BASE,
@@ -116,7 +116,7 @@ class CamAnswers(ArgbenchBuilder):
         label = datasets.ClassLabel(names=RELEVANCE_NAMES)
         return datasets.Features(
             {
-                "question_id": datasets.Value("int32"),
+                "question_id": datasets.Value("string"),
                 "object_a": text,
                 "object_b": text,
                 "aspect": text,
@@ -203,7 +203,9 @@ class CamAnswers(ArgbenchBuilder):
                 yield (
                     f"{index}-{answer_index}",
                     {
-                        "question_id": index,
+                        # the config in the id: one id names one question in every config, so
+                        # predictions made for one config cannot score against another's
+                        "question_id": f"{self.config.name}-{index}",
                         "object_a": item["object1"],
                         "object_b": item["object2"],
                         "aspect": item.get("aspect") or None,

@@ -125,6 +125,36 @@ def exit_status(error: BaseException) -> int | None:
     return None
 
 
+# Python keywords named in library errors, and the flag that sets them on the command line:
+# an error speaks the interface it was raised from (main rewrites what it prints).
+KEYWORD_FLAGS: list[tuple[str, str]] = [
+    (r"on_failure='incomplete'", "--allow-incomplete"),
+    (r"\ballow_missing=True", "--allow-missing"),
+    (r"\ballow_nonconverged=True", "--allow-nonconverged"),
+    (r"\bforce=True", "--force"),
+    (r"\bid_fields=", "--id"),
+    (r"\bsources=", "--sources"),
+    (r"\bmodel='([^']*)'", r"--model \1"),
+    (r"\bmodel=(?=[\s,;).]|$)", "--model"),
+    (r"\bthreshold=(?=[\s,;).]|$)", "--threshold"),
+    (r"\bmax_questions=(\d)", r"--option max_questions=\1"),
+    (
+        r"\bllm=\{'timeout': 120, 'stall_timeout': 300\}",
+        '--option \'llm={"timeout": 120, "stall_timeout": 300}\'',
+    ),
+    (r"\bllm=\{'timeout': 120\}", "--option 'llm={\"timeout\": 120}'"),
+]
+
+
+def as_flags(message: str) -> str:
+    """``message`` with the Python keywords it suggests replaced by their CLI flags."""
+    import re
+
+    for pattern, flag in KEYWORD_FLAGS:
+        message = re.sub(pattern, flag, message)
+    return message
+
+
 def error_message(error: BaseException) -> str:
     if isinstance(error, KeyboardInterrupt):
         return "interrupted"
@@ -194,7 +224,8 @@ def main(argv=None) -> int:
         status = exit_status(error)
         if status is None:
             raise
-        print(f"argbench {args.command}: error: {error_message(error)}", file=sys.stderr)
+        message = as_flags(error_message(error))
+        print(f"argbench {args.command}: error: {message}", file=sys.stderr)
         return status
 
 

@@ -34,6 +34,12 @@ def add_commands(subparsers) -> None:
         help="outcome values meaning 'A wins', 'B wins', 'tie' (default: a,b,tie)",
     )
     fit.add_argument("--group", help="column to fit separately by (e.g. a topic)")
+    fit.add_argument(
+        "--allow-nonconverged",
+        action="store_true",
+        help="write the scores even when a fit did not converge, with a 'converged' column "
+        "(default: no scores, exit 1)",
+    )
     fit.add_argument("--regularization", type=finite_float, default=0.3, help="λ (default 0.3)")
     fit.add_argument("--threshold", type=finite_float, default=0.01, help="τ (default 0.01)")
     fit.add_argument(
@@ -144,19 +150,45 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 def _cmd_fit(args) -> int:
     claim_output(args.out, inputs=[args.judgments])
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
-    write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)
     gradient = max(f.gradient_norm for _, f in fits)
     not_converged = [key for key, f in fits if not f.converged]
-    print(
+    summary = (
         f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments, "
-        f"{len(rows):,} score rows -> {args.out}; max iterations {iterations}, "
-        f"max |gradient| {gradient:.1e}, log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
+        f"max iterations {iterations}, max |gradient| {gradient:.1e}, "
+        f"log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
     )
+    if not_converged and not args.allow_nonconverged:
+        raise RuntimeError(
+            f"{len(not_converged)} of {len(fits)} fit(s) did not converge ({summary}): "
+            f"{_keys(not_converged)}; no scores written to {args.out}. Raise --threshold or "
+            "--regularization, or pass allow_nonconverged=True to write them flagged"
+        )
+    if args.allow_nonconverged:
+        bad = set(not_converged)
+        for row in rows:
+            if args.webis:
+                row["converged"] = not any((row["topic_id"], d) in bad for _, d in fits_keys(fits))
+            else:
+                row["converged"] = (row.get(args.group) if args.group else None,) not in bad
+    write_records(args.out, rows)
+    print(f"{summary}; {len(rows):,} score rows -> {args.out}")
     if not_converged:
-        print(f"warning: not converged: {not_converged}", file=sys.stderr)
-        return 1
+        print(
+            f"warning: {len(not_converged)} fit(s) did not converge: {_keys(not_converged)}; "
+            "their rows say converged=false (--allow-nonconverged)",
+            file=sys.stderr,
+        )
     return 0
+
+
+def fits_keys(fits) -> list:
+    return [key for key, _ in fits]
+
+
+def _keys(keys) -> str:
+    shown = ", ".join(str(k[0] if len(k) == 1 else k) for k in keys[:5])
+    return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
 def _ints(text: str, option: str) -> list[int]:
