@@ -145,7 +145,8 @@ def test_rationale_f1_tokenizer_field():
 def test_cr_diversity_fields():
     texts = ["Is the claim true?", "Who says so?", "Is it so?"]
     base = cr_diversity(texts)["signature"]
-    assert base == f"cr_diversity|compressor:gzip|ngram_n:4|v:{argbench.__version__}"
+    assert base == f"cr_diversity|compressor:gzip|ngram_n:4|empty:exclude|v:{argbench.__version__}"
+    assert changed(base, cr_diversity(texts, empty="keep")["signature"]) == {"empty"}
     assert changed(base, cr_diversity(texts, "xz")["signature"]) == {"compressor"}
     assert changed(base, cr_diversity(texts, num_n=3)["signature"]) == {"ngram_n"}
 

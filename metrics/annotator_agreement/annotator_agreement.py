@@ -48,7 +48,7 @@ Returns:
     fleiss_kappa, cohen_kappa_mean (floats); raters, items, items_with_two_or_more_ratings,
     ratings, rater_pairs, rater_pairs_undefined (counts); signature.
 Examples:
-    >>> metric = evaluate.load("metrics/annotator_agreement")  # or argbench.load_metric
+    >>> metric = evaluate.load("metrics/annotator_agreement", module_type="measurement")  # or argbench.load_metric
     >>> r = metric.compute(ratings=[[0, 0, 1], [2, 2, 2], [1, None, 1], [3, 3, 2]])
     >>> round(r["krippendorff_alpha_ordinal"], 4), round(r["fleiss_kappa"], 4)
     (0.8641, 0.5417)
@@ -60,11 +60,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(CheckedInputs, evaluate.Metric):
+class AnnotatorAgreement(CheckedInputs, evaluate.Measurement):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
 
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,

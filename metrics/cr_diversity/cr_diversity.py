@@ -31,10 +31,13 @@ Args:
     predictions (list of str): the generated texts of one system.
     algorithm (str): "gzip" (default), "zstd" or "xz".
     num_n (int): largest n-gram size for ngram_diversity, default 4.
+    empty (str): empty or whitespace-only texts: "exclude" (default; counted in n_empty),
+        "error", or "keep" (as the diversity package: they score as diverse).
 Returns:
-    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); signature.
+    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); n_texts, n_empty;
+    signature.
 Examples:
-    >>> metric = evaluate.load("metrics/cr_diversity")  # or argbench.load_metric
+    >>> metric = evaluate.load("metrics/cr_diversity", module_type="measurement")  # or argbench.load_metric
     >>> r = metric.compute(predictions=["Is the claim true?", "Is the claim true?", "Who says so?"])
     >>> round(r["ngram_diversity"], 3)
     2.989
@@ -42,11 +45,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrDiversity(CheckedInputs, evaluate.Metric):
+class CrDiversity(CheckedInputs, evaluate.Measurement):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
 
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -54,5 +57,5 @@ class CrDiversity(CheckedInputs, evaluate.Metric):
             reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
         )
 
-    def _compute(self, predictions, algorithm="gzip", num_n=4):
-        return cr_diversity(predictions, algorithm, num_n)
+    def _compute(self, predictions, algorithm="gzip", num_n=4, empty="exclude"):
+        return cr_diversity(predictions, algorithm, num_n, empty)
