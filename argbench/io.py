@@ -197,7 +197,10 @@ def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), wh
     writable, not one of ``inputs``. Checked before the work that fills it."""
     path = Path(path)
     if suffixes and path.suffix not in suffixes:
-        raise ValueError(f"{what} {path.name!r}: expected a file ending in {', '.join(suffixes)}")
+        endings = " or ".join(
+            [", ".join(suffixes[:-1]), suffixes[-1]] if len(suffixes) > 1 else suffixes
+        )
+        raise ValueError(f"{what} {path.name!r}: expected a file ending in {endings}")
     if path.is_dir():
         raise IsADirectoryError(f"{what} {path} is a folder; {what} takes a file name")
     for source in inputs:

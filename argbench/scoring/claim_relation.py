@@ -112,6 +112,14 @@ def _prf(labels: np.ndarray, predicted: np.ndarray) -> dict:
     }
 
 
+def _all_zero_one(values) -> bool:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return array.ndim == 1 and array.size > 0 and bool(np.isin(array, (0.0, 1.0)).all())
+
+
 def claim_relation(
     predictions: Sequence,
     references: Sequence,
@@ -132,6 +140,10 @@ def claim_relation(
     labels = _labels("references", references)
     result: dict = {"n_examples": n, "n_positive": int(labels.sum())}
     dev_given = dev_predictions is not None or dev_references is not None
+    if not hard_labels and threshold is None and not dev_given and _all_zero_one(predictions):
+        # 0/1 predictions and no threshold: decisions, as evaluate's evaluator passes them
+        # (label ids); the signature says hard-labels
+        hard_labels = True
     if hard_labels:
         if threshold is not None or dev_given:
             raise ValueError("hard_labels=True takes no threshold and no development data")
