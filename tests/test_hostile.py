@@ -405,6 +405,10 @@ def test_cli_errors_name_flags_and_the_subcommand_usage(capsys, tmp_path, fixtur
         tmp_path / "c",
     )
     assert code == 2 and "--allow-missing" in err and "allow_missing=True" not in err
+    start = time.perf_counter()  # offline: publish fails before building, naming why
+    code, _, err = cli(capsys, "publish", "cqs_gen", "--repo", "org/x", "--sources", mirror)
+    assert code == 1 and "nothing was built" in err and "--dry-run" in err
+    assert time.perf_counter() - start < 5
 
 
 # ---- 8. contracts: convergence, exit codes, encodings ----

@@ -267,23 +267,17 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         doc = None
     elif args.input and args.dataset:
         _check_dataset(args)
-        doc = evaluate_predictions(
-            args.metric,
-            args.input,
-            args.dataset,
-            args.config,
-            args.split,
-            options=options,
-            columns=_column_overrides(args),
-            id_fields=args.id.split(",") if args.id else None,
-            allow_missing=args.allow_missing,
-            system=args.system,
-            sources=args.sources,
-            cache_dir=args.cache_dir,
-            num_proc=args.num_proc,
-            command=_command(args),
-            note=note,
-        )
+        try:
+            doc = _evaluate_predictions(args, options, note)
+        except ValueError as error:
+            columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
+            fitting = _configs_with(args.dataset, columns)
+            if not fitting or args.config is None or args.config in fitting:
+                raise
+            raise ValueError(
+                f"{error}; {args.metric} reads {', '.join(sorted(_fields(columns)))} from the "
+                f"split: use --config {' or '.join(fitting)}"
+            ) from None
         result = doc["result"]
         missing = (
             f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
@@ -309,6 +303,24 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
+            fitting = _configs_with(args.dataset, columns) if args.dataset else None
+            if fitting is not None and split is not None and split.config not in fitting:
+                references = {k: v for k, v in columns.items() if k != "predictions"}
+                scored = _configs_with(args.dataset, references) if references else []
+                if fitting:
+                    hint = f"use --config {' or '.join(fitting)}"
+                elif scored:
+                    hint = (
+                        f"{args.dataset} holds no {columns['predictions']!r} predictions: score "
+                        f"a predictions FILE with --dataset {args.dataset} --config "
+                        f"{' or '.join(scored)}"
+                    )
+                else:
+                    hint = f"no config of {args.dataset} has them"
+                raise ValueError(
+                    f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
+                    f"{split.label()} does not have ({error}): {hint}"
+                ) from None
             raise
         result = compute(**inputs, **options)
         doc = None
@@ -339,6 +351,53 @@ def _claim_outputs(args) -> None:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
+
+
+def _evaluate_predictions(args, options, note) -> dict:
+    return evaluate_predictions(
+        args.metric,
+        args.input,
+        args.dataset,
+        args.config,
+        args.split,
+        options=options,
+        columns=_column_overrides(args),
+        id_fields=args.id.split(",") if args.id else None,
+        allow_missing=args.allow_missing,
+        system=args.system,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+        num_proc=args.num_proc,
+        command=_command(args),
+        note=note,
+    )
+
+
+def _fields(columns: dict) -> set[str]:
+    return {field.split(".")[0] for field in columns.values()}
+
+
+def _configs_with(dataset: str, columns: dict) -> list[str] | None:
+    """The configs of argbench dataset ``dataset`` whose rows hold every field ``columns``
+    reads (from the loaders' declared features, nothing built); None for other datasets."""
+    import argbench
+
+    if dataset not in argbench.list_datasets():
+        return None
+    from types import SimpleNamespace
+
+    from argbench.loaders import builder_class
+
+    cls = builder_class(dataset)
+    out = []
+    for config in cls.BUILDER_CONFIGS:
+        try:
+            features = cls._features(SimpleNamespace(config=config))
+        except Exception:  # noqa: BLE001 - a loader whose features need more: not suggested
+            continue
+        if _fields(columns) <= set(features):
+            out.append(config.name)
+    return out
 
 
 def _dev_options(args, features, note) -> dict:
