@@ -53,7 +53,7 @@ def _disk_error(error: OSError, name: str, instance) -> OSError:
     return OSError(
         error.errno,
         f"cannot build {name} in the datasets cache {where}: {error.strerror}. Free space "
-        "there, or point HF_HOME (or cache_dir=, CLI --cache-dir) at a folder with room; "
+        "there, or point HF_HOME or the datasets cache_dir= at a folder with room; "
         "the cache was left without a half-built copy",
     )
 

@@ -627,6 +627,15 @@ def read_results(path) -> dict:
     for field in ("metric", "signature", "result", "item_ids"):
         if doc.get(field) is None:
             raise ValueError(f"{path}: the results file has no {field!r}")
+    n = len(doc["item_ids"])
+    per_item = (doc["result"] or {}).get("per_item") or {}
+    for key, values in per_item.items():
+        if not isinstance(values, list) or len(values) != n:
+            size = len(values) if isinstance(values, list) else type(values).__name__
+            raise ValueError(
+                f"{path}: per_item {key!r} holds {size} values for {n:,} item_ids: the file was "
+                "edited or truncated; write it again with argbench evaluate ... --out"
+            )
     return doc
 
 

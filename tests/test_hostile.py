@@ -437,6 +437,39 @@ def test_one_exit_code_table_and_docs_render_it(tmp_path, capsys):
     assert set(EXIT_CODES) == {0, 1, 2, 130}
 
 
+def test_full_datasets_cache_during_a_build_is_said_as_such(tmp_path, real_mirror):
+    import resource
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    out = tmp_path / "out"
+    done = run(
+        "build", "cqs_gen", "--out", out, "--sources", real_mirror,
+        env={"HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_CACHE": str(tmp_path / "hf" / "ds")},
+        preexec=small_disk,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "cannot build cqs_gen in the datasets cache" in done.stderr
+    assert "--cache-dir" in done.stderr and "cache_dir=" not in done.stderr
+    assert not out.exists() or not any(out.iterdir())  # no half-built folder
+
+
+def test_results_file_with_a_short_per_item_list_is_named(tmp_path, capsys):
+    doc = {
+        "format": "argbench-results/1",
+        "metric": "argument_relevance",
+        "signature": "argument_relevance|v:0",
+        "item_ids": ["a", "b", "c"],
+        "result": {"per_item": {"f1": [1.0, 0.5]}},
+    }
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    code, out, err = cli(capsys, "compare", tmp_path / "a.json", tmp_path / "b.json")
+    assert code == 2 and "per_item 'f1' holds 2 values for 3 item_ids" in err and not out
+
+
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_help_and_errors_on_a_narrow_terminal_encoding(encoding, tmp_path):
     env = {"PYTHONIOENCODING": encoding}

@@ -134,6 +134,7 @@ KEYWORD_FLAGS: list[tuple[str, str]] = [
     (r"\bforce=True", "--force"),
     (r"\bid_fields=", "--id"),
     (r"\bsources=", "--sources"),
+    (r"\bthe datasets cache_dir=", "--cache-dir"),
     (r"\bmodel='([^']*)'", r"--model \1"),
     (r"\bmodel=(?=[\s,;).]|$)", "--model"),
     (r"\bthreshold=(?=[\s,;).]|$)", "--threshold"),

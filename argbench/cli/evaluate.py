@@ -210,6 +210,12 @@ def add_commands(subparsers) -> None:
 
 def _cmd_evaluate(args) -> int:
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
+    if args.metric == "cq_reference_match" and result.get("n_long"):
+        print(
+            f"note: {result['n_long']:,} intervention(s) had more than 3 questions: only the "
+            "first 3 of each were scored (the paper's protocol; max_q in the signature)",
+            file=sys.stderr,
+        )
     if args.out:
         write_results(doc, args.out)
     if args.json:
