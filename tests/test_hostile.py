@@ -512,3 +512,41 @@ def test_module_add_batch_takes_torch_tensors():
     result = metric.compute(threshold=0.5)
     assert result["f1"] == 1.0
     assert argbench.load_metric("cr_diversity").module_type == "measurement"
+
+
+def test_evaluate_evaluator_defaults_work():
+    import datasets
+    import evaluate
+
+    def text(t):
+        return t if isinstance(t, str) else t["text"]
+
+    def classify(texts, **kw):
+        return [{"label": f"LABEL_{int(text(t) in 'ac')}", "score": 0.9} for t in texts]
+
+    classify.task = "text-classification"
+    data = datasets.Dataset.from_dict({"text": ["a", "b", "c", "d"], "label": [1, 0, 0, 0]})
+    result = evaluate.evaluator("text-classification").compute(
+        model_or_pipeline=classify,
+        data=data,
+        metric=argbench.load_metric("claim_relation"),
+        label_mapping={"LABEL_0": 0, "LABEL_1": 1},
+    )
+    assert result["precision"] == 0.5 and result["recall"] == 1.0
+    assert "hard-labels" in result["signature"]
+
+    def generate(texts, **kw):
+        return [[{"generated_text": text(t) + " Is it so?"}] for t in texts]
+
+    generate.task = "text-generation"
+    prompts = datasets.Dataset.from_dict({"text": ["Who says?", "Why now?"]})
+    measured = evaluate.evaluator("text-generation").compute(
+        model_or_pipeline=generate,
+        data=prompts,
+        input_column="text",
+        metric=argbench.load_metric("cr_diversity"),
+    )
+    from argbench.scoring.cr_diversity import cr_diversity
+
+    expected = cr_diversity(["Who says? Is it so?", "Why now? Is it so?"])
+    assert measured["cr_diversity"] == expected["cr_diversity"]

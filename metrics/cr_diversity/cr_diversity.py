@@ -57,5 +57,14 @@ class CrDiversity(CheckedInputs, evaluate.Measurement):
             reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
         )
 
+    def compute(self, *, predictions=None, references=None, data=None, **kwargs):
+        """``data=``: evaluate's convention for a measurement's texts, and what
+        ``evaluator("text-generation")`` passes; the same as ``predictions=``."""
+        if data is not None:
+            if predictions is not None:
+                raise ValueError("give predictions= or data= (the same texts), not both")
+            predictions = data
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, algorithm="gzip", num_n=4, empty="exclude"):
         return cr_diversity(predictions, algorithm, num_n, empty)
