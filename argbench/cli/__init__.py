@@ -54,6 +54,26 @@ def finite_float(text: str) -> float:
     return value
 
 
+def _int_at_least(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {least}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (counts, resamples, processes)."""
+    return _int_at_least(text, 1)
+
+
+def seed_int(text: str) -> int:
+    """argparse type: a random seed, an integer >= 0 (numpy's default_rng takes no other)."""
+    return _int_at_least(text, 0)
+
+
 def add_data_options(command: argparse.ArgumentParser) -> None:
     """``--sources`` and ``--cache-dir``: where release files and built datasets come from."""
     command.add_argument(
@@ -66,7 +86,7 @@ def add_num_proc(command: argparse.ArgumentParser) -> None:
     """``--num-proc``: processes for building a dataset (loaders with several source shards)."""
     command.add_argument(
         "--num-proc",
-        type=int,
+        type=positive_int,
         metavar="N",
         help="build datasets in N processes, one shard of source files each (same rows)",
     )

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from argbench.cli import finite_float
+from argbench.cli import finite_float, positive_int, seed_int
 
 _DESCRIPTION = """\
 Compare two or more systems scored on the same corpus split (results files written by
@@ -45,8 +45,8 @@ def add_commands(subparsers) -> None:
     command.add_argument(
         "--key", help="per-item score to compare (default: the metric's headline figure)"
     )
-    command.add_argument("--resamples", type=int, default=10_000, help="default 10,000")
-    command.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    command.add_argument("--resamples", type=positive_int, default=10_000, help="default 10,000")
+    command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     command.add_argument("--confidence", type=finite_float, default=0.95, help="default 0.95")
     command.add_argument(
         "--force", action="store_true", help="compare results whose signature or split differ"

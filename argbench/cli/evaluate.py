@@ -15,7 +15,15 @@ import shlex
 import sys
 from pathlib import Path
 
-from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset, finite_float
+from argbench.cli import (
+    UsageError,
+    add_data_options,
+    add_num_proc,
+    check_dataset,
+    finite_float,
+    positive_int,
+    seed_int,
+)
 from argbench.io import read_json
 from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
@@ -140,8 +148,10 @@ def add_commands(subparsers) -> None:
     ev.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
     )
-    ev.add_argument("--resamples", type=int, default=10_000, help="--ci resamples (10,000)")
-    ev.add_argument("--seed", type=int, default=0, help="--ci random seed (0)")
+    ev.add_argument(
+        "--resamples", type=positive_int, default=10_000, help="--ci resamples (10,000)"
+    )
+    ev.add_argument("--seed", type=seed_int, default=0, help="--ci random seed (0)")
     ev.add_argument("--confidence", type=finite_float, default=0.95, help="--ci level (0.95)")
     ev.add_argument(
         "--column",

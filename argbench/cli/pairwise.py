@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from argbench.cli import add_data_options, finite_float
+from argbench.cli import add_data_options, finite_float, positive_int, seed_int
 from argbench.io import claim_output, read_records, write_records
 
 
@@ -67,12 +67,22 @@ def add_commands(subparsers) -> None:
     )
     simulate.add_argument("--judgments", default="5,4,3,2,1", help="x values (default 5,4,3,2,1)")
     simulate.add_argument("--groups", default="2,4,8,16,32", help="k values (default 2,4,8,16,32)")
-    simulate.add_argument("--topics", type=int, default=20, help="debate sides drawn (default 20)")
-    simulate.add_argument("--items", type=int, default=32, help="arguments per side (default 32)")
-    simulate.add_argument("--repeats", type=int, default=1, help="design draws per side and cell")
-    simulate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples")
-    simulate.add_argument("--seed", type=int, default=0)
-    simulate.add_argument("--workers", type=int, default=1, help="processes over the sides")
+    simulate.add_argument(
+        "--topics", type=positive_int, default=20, help="debate sides drawn (default 20)"
+    )
+    simulate.add_argument(
+        "--items", type=positive_int, default=32, help="arguments per side (default 32)"
+    )
+    simulate.add_argument(
+        "--repeats", type=positive_int, default=1, help="design draws per side and cell"
+    )
+    simulate.add_argument(
+        "--bootstrap", type=positive_int, default=10_000, help="bootstrap resamples"
+    )
+    simulate.add_argument("--seed", type=seed_int, default=0)
+    simulate.add_argument(
+        "--workers", type=positive_int, default=1, help="processes over the sides"
+    )
     simulate.add_argument(
         "--regularization", type=finite_float, default=0.3, help="λ (default 0.3)"
     )
