@@ -360,6 +360,19 @@ def test_a_prompt_failing_every_retry_is_recorded_and_answers_are_kept(monkeypat
         assert len(server.requests) - asked == 2
 
 
+def test_a_dead_endpoint_still_stops_a_keep_going_run():
+    from argbench.llm import ChatEndpoint, LLMError
+    from argbench.scoring.cq_reference_match import cq_reference_match
+
+    questions = [[f"Q{i}-{j}?" for i in range(3)] for j in range(10)]
+    with StubServer(lambda request, number: (200, "0", 3, None)) as server:
+        llm = ChatEndpoint("m", base_url=server.base_url, api_key="x", timeout=0.2, max_retries=0)
+        with pytest.raises(LLMError, match=r"8 prompts in a row failed every retry.*looks down"):
+            cq_reference_match(
+                questions, [REFS] * 10, matcher="llm", llm=llm, on_failure="incomplete"
+            )
+
+
 # ---- 6. results that cannot be a share ----
 
 
