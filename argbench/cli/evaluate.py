@@ -362,9 +362,14 @@ def _claim_outputs(args) -> None:
     """--out and --plot checked (writable, not an input) and locked before any work."""
     from argbench.io import claim_output
 
+    from argbench.scoring._checks import check_text
+
     inputs = [args.input, args.dev, args.references, args.dataset]
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
+        # the results file records these: one UTF-8 cannot store would fail after the work
+        check_text(args.system or "", "--system")
+        check_text(_command(args), "the command line (a file name that is not UTF-8?)")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
 
