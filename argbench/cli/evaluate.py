@@ -361,7 +361,6 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
 def _claim_outputs(args) -> None:
     """--out and --plot checked (writable, not an input) and locked before any work."""
     from argbench.io import claim_output
-
     from argbench.scoring._checks import check_text
 
     inputs = [args.input, args.dev, args.references, args.dataset]
