@@ -136,6 +136,11 @@ def claim_relation(
     positive decision when ``score >= threshold``; ``threshold`` is given, or chosen on
     ``dev_predictions`` / ``dev_references`` to maximise F1 (the paper's model selection).
     """
+    from argbench.scoring._checks import as_plain
+
+    # torch tensors, numpy arrays, pandas Series, datasets columns: as Python values
+    predictions, references = as_plain(predictions), as_plain(references)
+    dev_predictions, dev_references = as_plain(dev_predictions), as_plain(dev_references)
     n = check_same_length(predictions=predictions, references=references)
     labels = _labels("references", references)
     result: dict = {"n_examples": n, "n_positive": int(labels.sum())}
