@@ -163,11 +163,12 @@ def _cmd_fit(args) -> int:
     iterations = max(f.iterations for _, f in fits)
     gradient = max(f.gradient_norm for _, f in fits)
     not_converged = [key for key, f in fits if not f.converged]
-    summary = (
-        f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments, "
+    judged = f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments"
+    fitted = (
         f"max iterations {iterations}, max |gradient| {gradient:.1e}, "
         f"log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
     )
+    summary = f"{judged}, {fitted}"
     if not_converged and not args.allow_nonconverged:
         raise RuntimeError(
             f"{len(not_converged)} of {len(fits)} fit(s) did not converge ({summary}): "
@@ -182,7 +183,7 @@ def _cmd_fit(args) -> int:
             else:
                 row["converged"] = (row.get(args.group) if args.group else None,) not in bad
     write_records(args.out, rows)
-    print(f"{summary}; {len(rows):,} score rows -> {args.out}")
+    print(f"{judged}, {len(rows):,} score rows -> {args.out}; {fitted}")
     if not_converged:
         print(
             f"warning: {len(not_converged)} fit(s) did not converge: {_keys(not_converged)}; "
