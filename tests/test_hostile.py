@@ -387,6 +387,9 @@ def test_more_than_three_questions_cannot_score_above_one():
     assert "|max_q:3|" in result["signature"]
     with pytest.raises(ValueError, match="could exceed 1"):
         cq_reference_match(every_reference, [REFS], matcher=exact, max_questions=None)
+    every = cq_reference_match(every_reference, [REFS], matcher=exact, max_questions="all")
+    assert every["score"] == pytest.approx(4 / 6) and len(every["labels"][0]) == 6
+    assert "|max_q:all|" in every["signature"]
     with pytest.raises(ValueError, match="max_questions must be 1..3"):
         cq_reference_match(every_reference, [REFS], matcher=exact, max_questions=6)
 

@@ -262,16 +262,18 @@ def cq_reference_match(
             f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
             "not a percentage)"
         )
-    if max_questions is not None and (
+    if max_questions not in (None, "all") and (
         isinstance(max_questions, bool)
         or not isinstance(max_questions, int)
         or not 1 <= max_questions <= QUESTIONS
     ):
         raise ValueError(
             f"max_questions must be 1..{QUESTIONS} (score the first N questions of each "
-            f"intervention) or None (refuse more than {QUESTIONS}), got {max_questions!r}: the "
-            f"score divides by {QUESTIONS}, so more questions could give a share above 1"
+            f"intervention), None (refuse more than {QUESTIONS}) or 'all' (label every "
+            f"question; score Useful / max({QUESTIONS}, n)), got {max_questions!r}: the score "
+            f"divides by {QUESTIONS}, so more questions could give a share above 1"
         )
+    label_all = max_questions == "all"
     label_names = list(label_names)
     refs = _check_references(references, label_names)
     raw = _check_predictions(predictions)
@@ -287,7 +289,9 @@ def cq_reference_match(
             f"max_questions={QUESTIONS} to score the first {QUESTIONS} of each (the default), "
             "or give at most three"
         )
-    preds = [qs if qs is None or max_questions is None else qs[:max_questions] for qs in raw]
+    preds = [
+        qs if qs is None or max_questions is None or label_all else qs[:max_questions] for qs in raw
+    ]
 
     if callable(matcher):
         decided = _callable_match(preds, refs, matcher)
@@ -348,10 +352,14 @@ def cq_reference_match(
         matched_ids.append(ids)
         similarities.append(sims)
         # an intervention that lost a judgment has no score (only with on_failure="incomplete")
-        scores.append(None if ISSUE in lab else lab.count("Useful") / QUESTIONS)
+        # "all": a share of Useful over max(3, n) questions, never above 1
+        denominator = max(QUESTIONS, len(lab)) if label_all else QUESTIONS
+        scores.append(None if ISSUE in lab else lab.count("Useful") / denominator)
 
     # max_q:N = the first N questions of each intervention scored; refuse = more than 3 refused
-    fields.append(("max_q", "refuse" if max_questions is None else int(max_questions)))
+    fields.append(
+        ("max_q", "refuse" if max_questions is None else "all" if label_all else int(max_questions))
+    )
     if label_names != LABELS:
         fields.append(("labels", label_names))
     counts = Counter(label for lab in labels for label in lab)

@@ -32,7 +32,8 @@ Args:
         script's default is 0.6).
     max_questions (int 1..3 or None): score only the first N questions per intervention.
         Default 3, the paper's protocol (the score is Useful/3, so more could exceed 1);
-        None refuses an intervention with more than 3 questions. In the signature (max_q).
+        None refuses an intervention with more than 3 questions; "all" labels every question
+        (score Useful / max(3, n)). In the signature (max_q).
     intervention_ids (list of str, optional): echoed in the output. An input like predictions
         (add_batch takes it, and distributed evaluation gathers it).
     llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
