@@ -379,7 +379,7 @@ def test_a_dead_endpoint_still_stops_a_keep_going_run():
 def test_more_than_three_questions_cannot_score_above_one():
     from argbench.scoring.cq_reference_match import cq_reference_match
 
-    every_reference = [[r["cq"] for r in REFS] * 3]  # six questions, four of them Useful
+    every_reference = [[r["cq"] for r in REFS] * 3]  # six questions, three of them Useful
     exact = lambda q, refs: refs.index(q) if q in refs else None  # noqa: E731
     result = cq_reference_match(every_reference, [REFS], matcher=exact)
     assert 0 <= result["score"] <= 1 and result["n_long"] == 1
@@ -388,7 +388,7 @@ def test_more_than_three_questions_cannot_score_above_one():
     with pytest.raises(ValueError, match="could exceed 1"):
         cq_reference_match(every_reference, [REFS], matcher=exact, max_questions=None)
     every = cq_reference_match(every_reference, [REFS], matcher=exact, max_questions="all")
-    assert every["score"] == pytest.approx(4 / 6) and len(every["labels"][0]) == 6
+    assert every["score"] == pytest.approx(3 / 6) and len(every["labels"][0]) == 6
     assert "|max_q:all|" in every["signature"]
     with pytest.raises(ValueError, match="max_questions must be 1..3"):
         cq_reference_match(every_reference, [REFS], matcher=exact, max_questions=6)
