@@ -25,17 +25,28 @@ def list_datasets() -> list[str]:
     return sorted(DATASETS)
 
 
-def load_dataset(name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None):
+def load_dataset(
+    name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None, version=None
+):
     """Build (or reuse the cached) dataset ``name`` in-process and return it.
 
     Returns a ``datasets.DatasetDict``, or a ``datasets.Dataset`` when ``split`` is given.
     ``sources`` is a mirror folder laid out by URL (default: ``$ARGBENCH_SOURCES``, then the
     network); ``cache_dir`` is the datasets cache (default: ``HF_DATASETS_CACHE``);
-    ``num_proc`` builds in that many processes where the loader has several source shards.
+    ``num_proc`` builds in that many processes where the loader has several source shards;
+    ``version`` builds an earlier version the loader still knows (e.g. ``cqs_gen`` "1.0.0").
     """
     from argbench.load import load
 
-    return load(name, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+    return load(
+        name,
+        config,
+        split,
+        sources=sources,
+        cache_dir=cache_dir,
+        num_proc=num_proc,
+        version=version,
+    )
 
 
 def build(name, out_dir, *, sources=None, cache_dir=None, num_proc=None):

@@ -16,7 +16,7 @@ def config_names(name: str) -> list[str]:
     return [config.name for config in builder_class(name).BUILDER_CONFIGS]
 
 
-def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None):
+def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None, version=None):
     """A prepared builder for ``name``/``config`` (data generated once, then read from cache).
 
     ``num_proc``: build in that many processes, one shard of source files each, where the
@@ -28,6 +28,8 @@ def builder(name, config=None, *, sources=None, cache_dir=None, num_proc=None):
         raise ValueError(
             f"dataset {name!r} has no config {config!r}; configs: {', '.join(config_names(name))}"
         )
+    if version is not None:
+        cls = cls.at_version(version)
     instance = cls(config_name=config, cache_dir=cache_dir, sources=sources)
     try:
         instance.download_and_prepare(num_proc=num_proc)
@@ -77,13 +79,17 @@ def check_rows(data, splits, where: str) -> None:
             )
 
 
-def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None):
+def load(
+    name, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None, version=None
+):
     """The dataset; a cached copy that cannot be read (truncated or overwritten Arrow files)
     or whose row counts differ from the split sizes recorded at build is deleted and built
     again from the sources, with a warning, instead of failing every run or serving fewer rows."""
     import pyarrow as pa
 
-    prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+    prepared = builder(
+        name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc, version=version
+    )
     if split is not None and split not in prepared.info.splits:
         raise ValueError(
             f"dataset {name!r} config {prepared.config.name!r} has no split {split!r}; "
@@ -101,7 +107,9 @@ def load(name, config=None, split=None, *, sources=None, cache_dir=None, num_pro
             stacklevel=2,
         )
         shutil.rmtree(folder, ignore_errors=True)
-        prepared = builder(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+        prepared = builder(
+            name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc, version=version
+        )
         data = prepared.as_dataset(split=split)
         check_rows(data, prepared.info.splits, f"datasets cache {prepared.cache_dir}")
         return data

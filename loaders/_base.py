@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import sys
@@ -37,6 +38,24 @@ class ArgbenchBuilder(datasets.GeneratorBasedBuilder):
     LICENSE: ClassVar[str] = ""
     CITATION: ClassVar[str] = ""
     DESCRIPTION: ClassVar[str] = ""
+    # earlier versions the loader still builds (``load_dataset(..., version=...)``); the
+    # builder reads ``self.config.version`` where the versions differ
+    EARLIER_VERSIONS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def at_version(cls, version) -> type[ArgbenchBuilder]:
+        """This builder at ``version``: itself for the current one, else a subclass whose
+        configs carry the earlier version (so it has its own cache folder)."""
+        version = str(version)
+        if version == str(cls.VERSION):
+            return cls
+        if version not in cls.EARLIER_VERSIONS:
+            known = ", ".join([*cls.EARLIER_VERSIONS, str(cls.VERSION)])
+            raise ValueError(f"{cls.__name__} has versions {known}, not {version}")
+        pinned = datasets.Version(version)
+        configs = [dataclasses.replace(c, version=pinned) for c in cls.BUILDER_CONFIGS]
+        namespace = {"VERSION": pinned, "BUILDER_CONFIGS": configs, "__module__": cls.__module__}
+        return type(cls.__name__, (cls,), namespace)
 
     def __init__(self, *args, sources=None, **kwargs):
         self.sources = sources

@@ -29,7 +29,12 @@ FIXTURE_FILES = {
         },
         "unfiltered": "claimdiff/annotation_result_unfiltered.json",
     },
-    "cqs_gen": {"validation": "cqs_gen/validation.json", "test": "cqs_gen/test.json"},
+    "cqs_gen": {
+        "validation": "cqs_gen/validation.json",
+        "test": "cqs_gen/test.json",  # the shared task's (1.0.0: no references)
+        "test_references": "cqs_gen/test_references.json",  # Benchmarking's data/test.json
+        "extended": "cqs_gen/extended_test.json",
+    },
     # "expert" (xlsx) is written by the tests with openpyxl: see tests/test_cam_webis_loaders.py
     "cam_relevance": {
         "relevance": "cam_relevance/dataset_cqa_all_gpt.json",

@@ -27,7 +27,7 @@ def test_card_has_configs_dataset_info_version_and_sources(fixture_mirror, cache
     folder = argbench.build("cqs_gen", tmp_path, sources=mirror, cache_dir=cache_dir)
     text = (folder / "README.md").read_text()
     header = yaml.safe_load(text.split("---\n")[1])
-    assert header["license"] == "unknown"
+    assert header["license"] == "cc-by-3.0"  # the authors' Hub copy declares it
     configs = {c["config_name"]: c for c in header["configs"]}
     assert configs["interventions"]["data_files"] == [
         {"split": "validation", "path": "data/interventions/validation-*.parquet"},
@@ -35,20 +35,19 @@ def test_card_has_configs_dataset_info_version_and_sources(fixture_mirror, cache
     ]
     assert configs["interventions"]["default"] is True
     infos = {i["config_name"]: i for i in header["dataset_info"]}
-    assert infos["questions"]["splits"] == [
-        {
-            "name": "validation",
-            "num_bytes": infos["questions"]["splits"][0]["num_bytes"],
-            "num_examples": 4,
-        }
+    assert [(s["name"], s["num_examples"]) for s in infos["questions"]["splits"]] == [
+        ("validation", 4),
+        ("test", 5),
     ]
-    assert "version 1.0.0" in text and "{{" not in text
+    assert "version 2.0.0" in text and "{{" not in text
     assert "@inproceedings{calvo-figueras" in text
-    assert 'load_dataset("ORG/cqs_gen", "interventions", revision="v1.0.0")' in text
-    assert "| Useful | " not in text and "- Useful: 2 (50.0%)" in text
+    assert 'load_dataset("ORG/cqs_gen", "interventions", revision="v2.0.0")' in text
+    assert "- validation: 4 questions; Useful 2 (50.0%)," in text
+    assert "- submitted questions: 12, in 3 blocks" in text
     assert layout.row_counts(folder) == {
-        "interventions": {"test": 1, "validation": 2},
-        "questions": {"validation": 4},
+        "interventions": {"test": 2, "validation": 2},
+        "questions": {"test": 5, "validation": 4},
+        "extended": {"test": 2},
     }
 
 
@@ -118,7 +117,7 @@ def test_card_metadata_version_citation_and_download_size_survive_plain_loading(
     card = DatasetCard.load(folder / "README.md").data
     assert all(card.to_dict().get(field) for field in CARD_FIELDS)
     assert card.size_categories == ["n<1K"]  # the fixture has 4 questions
-    assert [c["version"] for c in card.configs] == ["1.0.0", "1.0.0"]
+    assert [c["version"] for c in card.configs] == ["2.0.0"] * 3
     for info in card.dataset_info:
         parquet = (folder / "data" / info["config_name"]).glob("*.parquet")
         assert info["download_size"] == sum(p.stat().st_size for p in parquet) > 0
@@ -129,7 +128,7 @@ def test_card_metadata_version_citation_and_download_size_survive_plain_loading(
         (described,) = [i for i in card.dataset_info if i["config_name"] == config]
         for split in plain:
             info, own = plain[split].info, ours[split].info
-            assert str(info.version) == "1.0.0" == str(cls.VERSION)
+            assert str(info.version) == "2.0.0" == str(cls.VERSION)
             assert info.citation == own.citation == cls.CITATION
             assert (info.description, info.homepage, info.license) == (
                 own.description,

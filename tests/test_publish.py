@@ -41,16 +41,16 @@ def test_publish_uploads_folder_and_tags_version(fixture_mirror, cache_dir, tmp_
     assert api.calls[0][2] == {"repo_type": "dataset", "private": False, "exist_ok": True}
     upload = api.calls[2][1]
     assert upload["folder_path"] == str(tmp_path / "cqs_gen") and upload["repo_type"] == "dataset"
-    assert api.calls[3][2]["tag"] == "v1.0.0" and api.calls[3][2]["revision"] == "abc123"
+    assert api.calls[3][2]["tag"] == "v2.0.0" and api.calls[3][2]["revision"] == "abc123"
     assert plan["commit"] == "abc123"
     card = (tmp_path / "cqs_gen" / "README.md").read_text()
-    assert 'load_dataset("org/cqs-gen", "interventions", revision="v1.0.0")' in card
+    assert 'load_dataset("org/cqs-gen", "interventions", revision="v2.0.0")' in card
 
 
 def test_publish_refuses_an_existing_version(fixture_mirror, cache_dir, tmp_path):
     mirror = fixture_mirror("cqs_gen")
-    api = StubApi(tags=["v1.0.0"])
-    with pytest.raises(RuntimeError, match="already has tag v1.0.0"):
+    api = StubApi(tags=["v2.0.0"])
+    with pytest.raises(RuntimeError, match="already has tag v2.0.0"):
         publish(
             "cqs_gen", "org/cqs-gen", out_dir=tmp_path, sources=mirror, cache_dir=cache_dir, api=api
         )
@@ -79,7 +79,7 @@ def test_dry_run_lists_files_card_and_tag_without_network(
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert "dry run: would publish cqs_gen to dataset repo org/cqs-gen (public), tag v1.0.0" in out
+    assert "dry run: would publish cqs_gen to dataset repo org/cqs-gen (public), tag v2.0.0" in out
     assert "README.md" in out and "data/questions/validation-00000-of-00001.parquet" in out
 
 
@@ -94,7 +94,9 @@ def test_dry_run_without_out_writes_nothing_outside_a_temporary_folder(
     assert main(argv + ["--sources", str(mirror), "--cache-dir", cache_dir]) == 0
     out = capsys.readouterr().out
     assert "card: README.md (built in a temporary folder, now removed" in out
-    assert '  license: "unknown"' in out and "data/interventions/test-00000-of-00001.parquet" in out
+    assert (
+        '  license: "cc-by-3.0"' in out and "data/interventions/test-00000-of-00001.parquet" in out
+    )
     assert list(work.iterdir()) == []  # no ./build
 
 

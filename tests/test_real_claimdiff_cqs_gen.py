@@ -52,6 +52,15 @@ def test_claimdiff_counts_and_table1_shares(built, real_mirror):
         "claimdiff", "unfiltered", split="train", sources=real_mirror, cache_dir=cache
     )
     assert len(unfiltered) == 5076
+    # the garbled copy of one test title is repaired: 88 articles, as the paper (1.0.0: 89)
+    for split in ("test", "test_doc"):
+        for version, articles in ((None, 88), ("1.0.0", 89)):
+            ds = argbench.load_dataset(
+                "claimdiff", "S", split, sources=real_mirror, cache_dir=cache, version=version
+            )
+            assert len(set(ds["article_a"]) | set(ds["article_b"])) == articles
+            titles = list(ds["article_a"]) + list(ds["article_b"])
+            assert (not any("Ã" in t for t in titles)) == (version is None)
 
 
 def test_cqs_gen_counts_and_labels(built, real_mirror):
@@ -63,18 +72,38 @@ def test_cqs_gen_counts_and_labels(built, real_mirror):
         label.int2str(r["label"]) for refs in ds["validation"]["references"] for r in refs
     )
     assert counts == {"Useful": 2790, "Unhelpful": 893, "Invalid": 453}
-    assert all(refs == [] for refs in ds["test"]["references"])
-    questions = argbench.load_dataset(
-        "cqs_gen", "questions", split="validation", sources=real_mirror, cache_dir=cache
-    )
-    assert len(questions) == 4136
+    test = Counter(label.int2str(r["label"]) for refs in ds["test"]["references"] for r in refs)
+    assert test == {"Useful": 344, "Unhelpful": 250, "Invalid": 212}
+    assert all(refs for refs in ds["test"]["references"])
+    questions = argbench.load_dataset("cqs_gen", "questions", sources=real_mirror, cache_dir=cache)
+    assert {s: len(d) for s, d in questions.items()} == {"validation": 4136, "test": 806}
+    old = argbench.load_dataset("cqs_gen", sources=real_mirror, cache_dir=cache, version="1.0.0")
+    assert all(refs == [] for refs in old["test"]["references"])
+    assert old["test"]["intervention"] == ds["test"]["intervention"]
+    assert old["validation"]["references"] == ds["validation"]["references"]
+
+
+def test_cqs_gen_extended(built, real_mirror):
+    _, cache = built
+    ext = argbench.load_dataset("cqs_gen", "extended", "test", sources=real_mirror, cache_dir=cache)
+    refs = [r for row in ext["references"] for r in row]
+    added = [r for r in refs if r["submission"] >= 0]
+    assert (len(ext), len(refs), len(added)) == (34, 2334, 1528)
+    assert Counter(len([r for r in row if r["submission"] >= 0]) for row in ext["references"]) == {
+        45: 32,
+        44: 2,
+    }
+    assert {r["submission"] for r in added} == set(range(15))
+    assert sum(1 for r in added if r["reason"] is not None) == 102
+    assert [r["label_raw"] for r in refs].count("Wrong reasoning") == 2
+    assert sum(1 for r in refs if r["cq"] != r["cq"].strip()) == 127
 
 
 def test_built_folders_round_trip(built, real_mirror, tmp_path):
     folders, cache = built
     for name, configs in (
         ("claimdiff", ("S", "W", "unfiltered")),
-        ("cqs_gen", ("interventions", "questions")),
+        ("cqs_gen", ("interventions", "questions", "extended")),
     ):
         for config in configs:
             ours = argbench.load_dataset(name, config, sources=real_mirror, cache_dir=cache)

@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 import argbench
@@ -21,8 +22,42 @@ def test_render_marks_missing_and_not_comparable():
         [rep.Row("a", 0.5, 0.4, "paper"), rep.Row("b", None, 0.7, note="not run: no judge")],
     )
     text = report.render_markdown([section], [])
-    assert "| a | 0.5 | 0.4 | +0.1 | paper |  |" in text
-    assert "| b | — | 0.7 | — |  | not run: no judge |" in text
+    assert "| a | reproduction | 0.5 | 0.4 | +0.1 | no | paper |  |" in text
+    assert "| b | reproduction | — | 0.7 | — | — |  | not run: no judge |" in text
+
+
+def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
+    # 3.1318 and 67.4565 round to the paper's 3.1 and 67.46; 22.4636 does not round to 22.4
+    assert report.row("x", 3.1318, "cqs_gen/text/schemes").reproduced is True
+    assert report.row("x", 67.4565, "cqs_gen/table2/validation/Useful").reproduced is True
+    assert report.row("x", 22.4636, "cqs_gen/text/references_per_intervention").reproduced is False
+    # half-up, as papers round: 0.125 -> 0.13
+    assert rep.Row("x", 0.125, 0.13, decimals=2).reproduced is True
+    assert rep.Row("x", np.float64(63.45), 63, decimals=0).reproduced is True  # numpy floats
+    assert rep.Row("x", 0.5, 0.4, tolerance=0.1).reproduced is True
+    # a figure printed 0.20 keeps its two decimals (YAML would drop the zero)
+    assert report.row("x", 0.2049, "cqs_gen/fig4/sts_kappa_references").decimals == 2
+    checked = report.row("n", 186, "cqs_gen/release/validation_interventions")
+    assert checked.kind == "release check" and checked.reproduced is None
+    section = rep.Section(
+        "P",
+        "T",
+        [
+            rep.Row("a", 0.51, 0.5, decimals=1),
+            rep.Row("b", 0.7, 0.5, decimals=1),
+            rep.Row("c", None, 0.7, comparable=False),
+            rep.Row("d", 3),
+            checked,
+        ],
+        why_not="the release lacks it",
+    )
+    assert section.summary() == (
+        "1 of 2 published figures reproduced to the paper's precision. 1 not reproduced from "
+        "the release (the release lacks it): b. 1 not compared (another model or population, "
+        "or no judge configured). Not counted: 1 descriptive row, 1 release check row."
+    )
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rep.Row("x", 1, kind="reproduced")
 
 
 def test_model_choice_flags_every_substitute(tmp_path):
@@ -86,6 +121,16 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
         only={"claimdiff_table1", "cqs_gen_statistics"},
     )
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
+    # the garbled copy of one title is repaired: 88 test articles, as the paper
+    for split in ("test", "test_doc"):
+        assert rows[("ClaimDiff", f"{split} / articles")].argbench == 88
+        assert rows[("ClaimDiff", f"{split} / articles")].reproduced
+    # the release's own counts are checks of the build, not reproductions
+    statistics = next(s for s in sections if s.paper == "CQs-Gen")
+    assert {r.kind for r in statistics.rows} == {"release check"}
+    assert statistics.summary().startswith("No published figure is reproduced here")
+    assert rows[("CQs-Gen", "test reference questions")].argbench == 806
+    assert rows[("CQs-Gen", "extended: submitted questions added")].argbench == 1528
     assert rows[("ClaimDiff", "train / % strengthen")].diff == pytest.approx(0.0)
     for split in ("train", "test", "test_doc"):
         assert rows[("ClaimDiff", f"{split} / rationales")].diff == 0
@@ -112,6 +157,7 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
             "webis_bradley_terry",
             "webis_counts",
             "cqs_gen_system_output",
+            "cqs_gen_human_agreement",
         },
     )
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -128,8 +174,30 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     score = rows[("CQs-Gen", "threshold 0.65 (the paper's threshold) / score")]
     assert 0 <= score.argbench <= 1 and not score.comparable and "not the paper's" in score.note
     assert rows[("CQs-Gen", "questions")].argbench == 15
+    # 1,610 / 1,271 are the paper's figures; the refit against the release is a release check
+    assert rows[("Webis-ArgQuality-20", "items (topic, argument)")].source.startswith("paper")
+    assert all(r.kind == "release check" for r in webis)
+    assert rows[("Webis-ArgQuality-20", "non-arguments (items marked not an argument)")].reproduced
+    retrieved = rows[("Webis-ArgQuality-20", "retrieved texts (rows of the retrieval rankings)")]
+    assert retrieved.argbench == 3000 and "1,610 distinct" in retrieved.note
+    # §5-6 on the 1,528 hand-labelled submitted questions: not the paper's population
+    kappa = rows[
+        ("CQs-Gen", "threshold 0.65, test references only / Cohen's kappa (NAE a category)")
+    ]
+    assert kappa.published == 0.2 and not kappa.comparable and kappa.reproduced is None
+    assert "not the paper's population" in kappa.note
+    assert rows[("CQs-Gen", "threshold 0.65, test references only / questions")].argbench == 1528
+    curve = [r for (p, item), r in rows.items() if item.startswith("Fig. 4: leave one")]
+    assert curve[0].argbench == pytest.approx(kappa.argbench)  # +0 references: the same match
+    assert curve[-1].item.startswith("Fig. 4: leave one submission out, +42 ")
+    assert curve[-1].published == 0.48 and not curve[-1].comparable
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert figures == ["cqs_gen_threshold.png", "webis_score_distributions.png"]
+    assert figures == [
+        "cqs_gen_kappa_references.png",
+        "cqs_gen_kappa_threshold.png",
+        "cqs_gen_threshold.png",
+        "webis_score_distributions.png",
+    ]
     # the report sweeps thresholds over one match; the metric at 0.65 must give the same score
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
     from argbench.sources import path_of
@@ -150,7 +218,7 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
         direct["signature"].replace("thr:>0.65", "thr:>0.6")
     )
     assert (
-        score.dataset["content_hash"].startswith("sha256:") and score.dataset["version"] == "1.0.0"
+        score.dataset["content_hash"].startswith("sha256:") and score.dataset["version"] == "2.0.0"
     )
     report_rows = [
         r for s in json.loads((tmp_path / "report.json").read_text())["sections"] for r in s["rows"]
@@ -180,6 +248,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
             "claimdiff_relation_baseline",
             "cam_relevance_distribution",
             "cam_relevant_per_question",
+            "cam_corpus_per_pair",
             "cam_gpt4_agreement",
             "cam_toloka_pool",
             "webis_annotation_cost",
@@ -198,21 +267,59 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(value("ClaimDiff", "ClaimDiff-W test_doc (Table 4) / auroc"), 4) == 0.5683
     assert not rows[("ClaimDiff", "ClaimDiff-S test (Table 2) / f1")].comparable
     assert value("CAM", "object pairs without retrieved arguments") == 21
-    assert round(value("CAM", "corpus: mean"), 4) == 15.0989  # 91 pairs, not 112
-    assert (value("CAM", "prompts: minimum"), value("CAM", "prompts: maximum")) == (1, 22)
+    # Fig. 4: the 50 gold-subset prompt lists with the cell's filter (49 lists <= 20)
+    fig4 = "silver_50x3, lists <= 20 (the cell's filter)"
+    assert rows[("CAM", f"{fig4}: mean")].note.startswith("49 questions")
+    assert round(value("CAM", f"{fig4}: mean"), 4) == 9.5918
+    assert (value("CAM", f"{fig4}: minimum"), value("CAM", f"{fig4}: maximum")) == (3, 17)
+    assert all(rows[("CAM", f"{fig4}: {s}")].reproduced for s in ("mean", "minimum", "maximum"))
+    variant = rows[("CAM", "silver_112x3, lists <= 20 (the file the cell names): mean")]
+    assert variant.kind == "descriptive" and round(variant.argbench, 4) == 7.2613
+    # the corpus counts are §5.3's, descriptive, over the 91 pairs with sentences
+    assert round(value("CAM", "relevant (>= 2) per object pair: mean"), 4) == 15.0989
+    assert rows[("CAM", "relevant (>= 2) per object pair: mean")].kind == "descriptive"
+    # entries against distinct pairs; file rows are not the paper's 1,729 tasks
+    assert value("CAM", "object pairs (entries of the relevance file)") == 112
+    assert value("CAM", "distinct object pairs (case and order ignored)") == 101
+    assert rows[("CAM", "argument rows (file rows, repeated sentences kept)")].published is None
+    # §3.4 as the authors' notebook computed it: Fleiss κ on the 30 control items
+    fleiss = {
+        name: rows[("CAM", f"Fleiss κ, {name} (control items, the authors' notebook)")]
+        for name in ("4 experts", "4 experts + GPT-4", "control answer + GPT-4")
+    }
+    assert [round(r.argbench, 4) for r in fleiss.values()] == [0.8172, 0.6277, 0.4636]
+    assert [r.note.split(";")[0] for r in fleiss.values()] == [
+        "30 of 30 control items x 4 raters",
+        "14 of 30 control items x 5 raters",
+        "14 of 30 control items x 2 raters",
+    ]
+    assert all(r.reproduced for r in fleiss.values())
     alpha = value("CAM", "α (ordinal), GPT-4 vs experts (expert sheets) majority")
     assert round(alpha, 4) == 0.1921
     assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
     assert value("CAM", "workers (with an approved assignment)") == 282
     assert value("CAM", "tasks (sentences)") == 1729
+    reannotated = rows[("CAM", "sentences without a crowd majority (re-annotated by experts)")]
+    assert reannotated.argbench == 265 and reannotated.note.startswith("266 general tasks")
     webis = "Webis-ArgQuality-20"
     assert round(value(webis, "comparisons sampled"), 1) == 697.6
     assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
     assert round(value(webis, "sample rate"), 3) == 0.341
+    saving = rows[(webis, "judgments saved against 5 judgments of every pair (%)")]
+    assert round(saving.argbench, 2) == 93.17 and saving.reproduced
     assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
     assert value(webis, "texts > 100 words (all 1,610 items)") == 869
     assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
     assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
+    assert round(value("CQs-Gen", "test (Table 2) / % Useful"), 2) == 42.68  # 344 of 806
+    refs = rows[("CQs-Gen", "all 220 interventions / reference questions per intervention")]
+    assert round(refs.argbench, 4) == 22.4636 and refs.reproduced is False  # 4,942 / 220
+    added = rows[("CQs-Gen", "extended test / submitted questions added per intervention")]
+    assert round(added.argbench, 2) == 44.94 and added.reproduced  # 1,528 / 34, paper 45
+    schemes = rows[("CQs-Gen", "all 220 interventions / schemes per intervention")]
+    assert schemes.reproduced  # 3.13 is the paper's 3.1 at its precision
+    assert rows[("ClaimDiff", "rationales per pair")].reproduced  # 1.38 -> 1.4
+    assert rows[("ClaimDiff", "tokens per rationale")].reproduced  # 13.22 -> 13.2
     assert value("CQs-Gen", "rrd / interventions") == 72
     assert round(value("CQs-Gen", "all 220 interventions / schemes per intervention"), 1) == 3.1
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
@@ -223,7 +330,8 @@ def test_published_figures_are_data_with_a_source():
     figures = report.published_figures()
     assert len(figures) > 50
     for key, entry in figures.items():
-        assert set(entry) == {"value", "source"}, key
+        assert {"value", "source"} <= set(entry) <= {"value", "source", "decimals", "kind"}, key
+        assert entry.get("kind", "reproduction") in report.KINDS, key
         assert entry["value"] is None or isinstance(entry["value"], (int, float)), key
         assert entry["source"], key
     with pytest.raises(KeyError, match="no figure 'cam/table9/x'"):

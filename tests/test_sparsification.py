@@ -142,9 +142,13 @@ def test_mirror_table_1(real_mirror, tmp_path):
     assert rows[0]["rho"] == pytest.approx(1, abs=1e-12)  # x = 5, k = 2: the baseline itself
     compared = [paper_agreement(r) for r in rows if (r["x"], r["k"]) in paper_table1()]
     assert len(compared) == 24
-    # 20 seeds gave 22-24 agreeing rows and a mean |difference| of 0.008-0.024
-    assert sum(agree for _, agree in compared) >= 22
-    assert np.mean([abs(diff) for diff, _ in compared]) < 0.03
+    # 20 seeds gave 22-24 rows within the combined half-width, mean |difference| 0.008-0.024
+    assert sum(loose for _, _, loose in compared) >= 22
+    assert np.mean([abs(diff) for diff, _, _ in compared]) < 0.03
+    # the literal test (each rho inside the other's CI) is stricter: seed 0 gives 21 of 24,
+    # the three misses at k = 32
+    both = [(r["x"], r["k"]) for r in rows if paper_agreement(r) and not paper_agreement(r)[1]]
+    assert sum(b for _, b, _ in compared) == 21 and {k for _, k in both} == {32}
     for x in PAPER_SETTINGS["judgments"]:
         rho = [r["rho"] for r in rows if r["x"] == x]
         assert (np.diff(rho) < 0).all()  # fewer pairs (larger k), lower correlation
@@ -179,10 +183,21 @@ def test_mirror_reproduce_section(real_mirror, tmp_path):
         plots=True,
         log=lambda m: None,
     )
-    rho = [r for r in section.rows if r.item.endswith("mean Pearson rho")]
+    rho = [r for r in section.rows if r.item.endswith("mean Pearson rho (λ=0.3)")]
     assert len(rho) == 25 and sum(r.published is not None for r in rho) == 24
     assert all(abs(r.diff) < 0.07 for r in rho if r.published is not None)
+    # the literal test, counted honestly: 21 of 24 at the default λ = 0.3 (misses at k = 32)
+    assert sum(bool(r.reproduced) for r in rho) == 21
+    assert {r.item.split(" /")[0] for r in rho if r.reproduced is False} == {
+        "x=5, k=32",
+        "x=4, k=32",
+        "x=2, k=32",
+    }
+    assert all("λ=0.1: " in r.note for r in rho)  # the release's λ beside each row
+    assert "λ=0.3: 21 of 24 published rows pass; λ=0.1: 22 of 24" in " ".join(section.notes)
+    assert section.summary().startswith("21 of 24 published figures reproduced")
     counts = {r.item: r for r in section.rows if "judgments" in r.item}
-    assert counts["x=2, k=4 / judgments (the paper's formula)"].diff == 0
-    assert "true count: 736" in counts["x=2, k=4 / judgments (the paper's formula)"].note
+    circular = counts["x=2, k=4 / judgments (the paper's formula)"]
+    assert circular.kind == "descriptive" and circular.reproduced is None  # not counted
+    assert "true count: 736" in circular.note and circular.note.startswith("circular")
     assert (tmp_path / "webis_sparsification.png").is_file()

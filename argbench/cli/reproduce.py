@@ -27,9 +27,13 @@ def _cmd_reproduce(args) -> int:
     )
     print()
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
-    not_comparable = sum(not row.comparable for section in sections for row in section.rows)
+    rows = [row for section in sections for row in section.rows]
+    not_comparable = sum(not row.comparable for row in rows)
+    verdicts = [row.reproduced for row in rows if row.reproduced is not None]
     print(
-        f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; rows not comparable with the paper: {not_comparable}"
+        f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; "
+        f"{sum(verdicts)} of {len(verdicts)} published figures reproduced (see each section's "
+        f"summary); rows not comparable with the paper: {not_comparable}"
     )
     return 0
 

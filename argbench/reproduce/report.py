@@ -4,6 +4,14 @@ Each paper's module contributes sections: a function ``(Context) -> Section``. A
 argbench's figure, the published one and where the published one comes from (looked up in
 ``published.yaml`` by key); a row that cannot be compared (another model, no judge) says so
 in ``note`` and is flagged ``comparable=False``.
+
+Every row has a ``kind``: a ``reproduction`` sets a figure computed from the release beside the
+paper's; a ``descriptive`` row reports what argbench computes with nothing to compare; a
+``release check`` compares the release with itself (or a formula fitted to the paper's own
+figures) and proves nothing about the paper. Only reproductions count in a section's summary.
+A reproduction agrees when argbench's figure, rounded to the published figure's precision
+(``decimals``, from ``published.yaml``), equals it, or when ``|diff| <= tolerance`` if the row
+sets a tolerance.
 """
 
 from __future__ import annotations
@@ -29,6 +37,29 @@ class Row:
     comparable: bool = True
     signature: str | None = None  # of the metric that computed argbench's figure
     dataset: dict | None = None  # name, config, split, version, content_hash of its data
+    kind: str = ""  # reproduction / descriptive / release check; "" = decided by the fields
+    decimals: int | None = None  # the published figure's precision
+    tolerance: float | None = None  # agreement when |diff| <= tolerance (else: by decimals)
+    verdict: bool | None = None  # agreement by the named ``test`` instead (e.g. both CIs)
+    test: str = ""
+
+    def __post_init__(self):
+        if not self.kind:
+            self.kind = "reproduction" if self.published is not None else "descriptive"
+        if self.kind not in KINDS:
+            raise ValueError(f"row {self.item!r}: kind must be one of {KINDS}, not {self.kind!r}")
+
+    @property
+    def reproduced(self) -> bool | None:
+        """Whether argbench's figure agrees with the published one (None: not a comparison)."""
+        if self.kind != "reproduction" or self.diff is None:
+            return None
+        if self.verdict is not None:
+            return self.verdict
+        if self.tolerance is not None:
+            return abs(self.diff) <= self.tolerance + 1e-12
+        decimals = 0 if self.decimals is None else self.decimals
+        return _round_half_up(self.argbench, decimals) == round(self.published, decimals)
 
     @property
     def diff(self) -> float | None:
@@ -41,9 +72,20 @@ class Row:
         return self.argbench - self.published
 
 
+KINDS = ("reproduction", "descriptive", "release check")
+
+
+def _round_half_up(value: float, decimals: int) -> float:
+    """Round as a paper does (0.125 -> 0.13), not to even; float noise is absorbed first."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    quantum = Decimal(1).scaleb(-decimals)
+    return float(Decimal(repr(round(float(value), 10))).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
 @cache
 def published_figures() -> dict[str, dict]:
-    """``published.yaml``: key -> ``{value, source}``."""
+    """``published.yaml``: key -> ``{value, source[, decimals][, kind]}``."""
     import yaml
 
     text = resources.files("argbench.reproduce").joinpath("published.yaml").read_text("utf-8")
@@ -61,9 +103,22 @@ def row(item: str, value, key: str | None = None, note: str = "", **fields) -> R
         figures = published_figures()
         if key not in figures:
             raise KeyError(f"published.yaml has no figure {key!r}")
-        fields.setdefault("published", figures[key]["value"])
-        fields.setdefault("source", figures[key]["source"])
+        figure = figures[key]
+        fields.setdefault("published", figure["value"])
+        fields.setdefault("source", figure["source"])
+        fields.setdefault("decimals", figure.get("decimals", _decimals(figure["value"])))
+        if "kind" in figure:
+            fields.setdefault("kind", figure["kind"])
     return Row(item, value, note=note, **fields)
+
+
+def _decimals(value) -> int | None:
+    """Digits after the point of a published figure as written in published.yaml (YAML drops
+    trailing zeros: a figure printed 0.70 needs ``decimals: 2`` there)."""
+    if value is None or isinstance(value, int):
+        return 0 if value is not None else None
+    text = repr(float(value))
+    return 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
 
 
 @dataclass
@@ -73,6 +128,46 @@ class Section:
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # why the figures that do not agree cannot come from the release (for the summary)
+    why_not: str = ""
+
+    def summary(self) -> str:
+        """ "N of M published figures reproduced (...), K not (why); not counted: ..."."""
+        compared = [r for r in self.rows if r.kind == "reproduction" and r.published is not None]
+        other = [r for r in compared if r.diff is None]  # another model, no judge
+        judged = [r for r in compared if r.diff is not None]
+        agree = [r for r in judged if r.reproduced]
+        missed = [r for r in judged if not r.reproduced]
+        tolerances = sorted({r.tolerance for r in judged if r.tolerance is not None})
+        within = "to the paper's precision" + (
+            f" or within {', '.join(f'±{t:g}' for t in tolerances)} where a row says so"
+            if tolerances
+            else ""
+        )
+        tests = sorted({r.test for r in judged if r.verdict is not None and r.test})
+        if tests:
+            within += f" ({'; '.join(tests)} where a row says so)"
+        parts = [
+            f"{len(agree)} of {len(judged)} published figures reproduced {within}"
+            if judged
+            else "No published figure is reproduced here"
+        ]
+        if missed:
+            parts.append(
+                f"{len(missed)} not reproduced from the release"
+                + (f" ({self.why_not})" if self.why_not else "")
+                + ": "
+                + "; ".join(r.item for r in missed)
+            )
+        if other:
+            parts.append(
+                f"{len(other)} not compared (another model or population, or no judge configured)"
+            )
+        counts = {k: sum(1 for r in self.rows if r.kind == k) for k in KINDS[1:]}
+        rest = ", ".join(f"{n} {k} row{'s' * (n != 1)}" for k, n in counts.items() if n)
+        if rest:
+            parts.append(f"Not counted: {rest}")
+        return ". ".join(parts) + "."
 
 
 @dataclass
@@ -198,14 +293,18 @@ def render_markdown(sections: list[Section], figures: list[str]) -> str:
         lines += [
             f"### {section.title}",
             "",
-            "| item | argbench | published | diff | source | note |",
-            "|---|---|---|---|---|---|",
+            f"**Summary:** {section.summary()}",
+            "",
+            "| item | kind | argbench | published | diff | agrees | source | note |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for row in section.rows:
-            diff = row.diff
+            diff, agrees = row.diff, row.reproduced
             lines.append(
-                f"| {row.item} | {_fmt(row.argbench)} | {_fmt(row.published)} | "
-                f"{'—' if diff is None else f'{diff:+.4g}'} | {row.source} | {row.note} |"
+                f"| {row.item} | {row.kind} | {_fmt(row.argbench)} | {_fmt(row.published)} | "
+                f"{'—' if diff is None else f'{diff:+.4g}'} | "
+                f"{'—' if agrees is None else ('yes' if agrees else 'no')} | {row.source} | "
+                f"{row.note} |"
             )
         lines += [""] + [f"- {note}" for note in section.notes] + ([""] if section.notes else [])
         signatures = list(dict.fromkeys(r.signature for r in section.rows if r.signature))
@@ -230,7 +329,12 @@ def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> 
 
     atomic_write(out_dir / "report.md", render_markdown(sections, figures))
     payload = [
-        {**asdict(s), "rows": [{**asdict(r), "diff": r.diff} for r in s.rows]} for s in sections
+        {
+            **asdict(s),
+            "summary": s.summary(),
+            "rows": [{**asdict(r), "diff": r.diff, "reproduced": r.reproduced} for r in s.rows],
+        }
+        for s in sections
     ]
     write_json(
         out_dir / "report.json",

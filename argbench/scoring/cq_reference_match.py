@@ -89,7 +89,7 @@ def _check_references(references, label_names) -> list[list[dict]]:
         if not refs:
             raise ValueError(
                 f"references[{i}] has no reference questions, so nothing can be matched "
-                "(the cqs_gen test split has no references; evaluate on validation)"
+                "(cqs_gen version 1.0.0's test split has none; load 2.0.0, whose test split has them)"
             )
         rows = []
         for j, ref in enumerate(refs):
