@@ -316,6 +316,8 @@ def test_ids_with_whitespace_and_configs_do_not_join_silently(fixture_mirror, ca
         argbench.evaluate_predictions(
             "argument_relevance", mine, "cam_answers", "gold", allow_missing=True, **where
         )
+    old = argbench.load_dataset("cam_answers", "gold", "train", version="1.0.0", **where)
+    assert old[0]["question_id"] == 0  # the earlier release still builds, as it was
     spaced = [{**mine[0], "question_id": " " + mine[0]["question_id"]}]
     with pytest.raises(ValueError, match="whitespace around an id"):
         argbench.evaluate_predictions(
