@@ -111,7 +111,7 @@ def test_missing_unknown_and_duplicate_ids_are_errors_that_list_them(cam):
     )
     with pytest.raises(
         ValueError,
-        match=r"2 of the split's 9 items have no prediction: 'silver-0-0', 'silver-0-1'; --allow-missing",
+        match=r"2 of the split's 9 items have no prediction: 'silver-0-0', 'silver-0-1'; allow_missing=True scores",
     ):
         run(mine[2:])
     partial = run(mine[2:], allow_missing=True)
