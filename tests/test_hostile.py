@@ -423,6 +423,12 @@ def test_cli_errors_name_flags_and_the_subcommand_usage(capsys, tmp_path, fixtur
         tmp_path / "c",
     )
     assert code == 2 and "--allow-missing" in err and "allow_missing=True" not in err
+    cqs = fixture_mirror("cqs_gen")  # a metric on the wrong config names the config to use
+    code, _, err = cli(
+        capsys, "evaluate", "cq_reference_match", "--dataset", "cqs_gen", "--config", "questions",
+        "--split", "validation", "--sources", cqs, "--cache-dir", tmp_path / "c",
+    )  # fmt: skip
+    assert code == 2 and "--dataset cqs_gen --config interventions" in err
     start = time.perf_counter()  # offline: publish fails before building, naming why
     code, _, err = cli(capsys, "publish", "cqs_gen", "--repo", "org/x", "--sources", mirror)
     assert code == 1 and "nothing was built" in err and "--dry-run" in err
