@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_RANGE",
     "Excerpt",
     "parse_citations",
     "parse_bracket",
@@ -64,12 +65,25 @@ _ARGUMENT_RE = re.compile(r"argument\s+(\d+)", re.IGNORECASE)
 # "generated" with stray characters: "generated?", "generated x3", "Generated Argument"
 _GENERATED_RE = re.compile(r"generated(?:\s*\?|\s+x\d+|\s+argument)?\??", re.IGNORECASE)
 _NUMBER_GENERATED_RE = re.compile(r"(\d+)\s+generated", re.IGNORECASE)
+# The widest citation range expanded (``[1-200000]`` would hang, ``[1-100000000]`` exhaust
+# memory); the CAM answers' widest is a few arguments, a question has at most ~30 arguments.
+MAX_RANGE = 1000
 # what is stripped around an excerpt: whitespace, markdown bullets/emphasis, sentence punctuation
 _STRIP = " \t\r\n-*\u2022.,;:"
 
 
-def parse_bracket(content: str) -> tuple[list[int], bool, list[str]]:
-    """Read the inside of one ``[...]``: (numbers, generated?, unparsed parts)."""
+def _expand(lo: int, hi: int, where: str) -> range:
+    if hi - lo + 1 > MAX_RANGE:
+        raise ValueError(
+            f"{where}: citation range [{lo}-{hi}] spans {hi - lo + 1:,} arguments; ranges are "
+            f"limited to {MAX_RANGE:,} (argbench.citations.MAX_RANGE): is the range a typo?"
+        )
+    return range(lo, hi + 1)
+
+
+def parse_bracket(content: str, where: str = "answer") -> tuple[list[int], bool, list[str]]:
+    """Read the inside of one ``[...]``: (numbers, generated?, unparsed parts). A range wider
+    than :data:`MAX_RANGE` is an error naming ``where``."""
     numbers: list[int] = []
     generated = False
     unparsed: list[str] = []
@@ -86,7 +100,7 @@ def parse_bracket(content: str) -> tuple[list[int], bool, list[str]]:
         elif m := _RANGE_RE.fullmatch(part):
             lo, hi = int(m.group(1)), int(m.group(2))
             if lo <= hi:
-                numbers.extend(range(lo, hi + 1))
+                numbers.extend(_expand(lo, hi, where))
             else:
                 unparsed.append(part)
         elif m := _ARGUMENT_RE.fullmatch(part):
@@ -101,7 +115,7 @@ def parse_bracket(content: str) -> tuple[list[int], bool, list[str]]:
     return numbers, generated, unparsed
 
 
-def parse_citations(answer: str) -> list[Excerpt]:
+def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
     """Split ``answer`` into excerpts, one per citation group, in order of appearance.
 
     An excerpt's text runs from the end of the previous citation group on the same line (or
@@ -124,7 +138,7 @@ def parse_citations(answer: str) -> list[Excerpt]:
         generated = False
         unparsed: list[str] = []
         for inner in _ONE_RE.finditer(group.group()):
-            n, g, u = parse_bracket(inner.group(1))
+            n, g, u = parse_bracket(inner.group(1), where)
             numbers.extend(x for x in n if x not in numbers)
             generated = generated or g
             unparsed.extend(u)
@@ -147,7 +161,7 @@ def notebook_excerpts(answer: str) -> list[tuple[str, str]]:
     return NOTEBOOK_EXCERPT_PATTERN.findall(answer)
 
 
-def notebook_argument_ids(ids: str) -> list[int]:
+def notebook_argument_ids(ids: str, where: str = "answer") -> list[int]:
     """The notebook's ``parse_argument_ids``: ``[8, generated]`` -> [], ``[Argument 3]`` -> []."""
     try:
         return [int(i.replace(" generated", "")) for i in ids.split(", ")]
@@ -159,7 +173,7 @@ def notebook_argument_ids(ids: str) -> list[int]:
             for part in ids.split(", "):
                 if "-" in part:
                     lo, hi = map(int, part.split("-"))
-                    out.extend(range(lo, hi + 1))
+                    out.extend(_expand(lo, hi, where))
         elif " " not in ids and "generated" not in ids and ids != "Paris":
             out = [int(i) for i in ids.split(",")]
     except ValueError:  # the notebook's bare except: the answer then has no ids from this group
@@ -167,6 +181,6 @@ def notebook_argument_ids(ids: str) -> list[int]:
     return out
 
 
-def notebook_citations(answer: str) -> list[tuple[str, list[int]]]:
+def notebook_citations(answer: str, where: str = "answer") -> list[tuple[str, list[int]]]:
     """(excerpt, ids) pairs as the notebook's scoring loop sees them."""
-    return [(text, notebook_argument_ids(ids)) for text, ids in notebook_excerpts(answer)]
+    return [(text, notebook_argument_ids(ids, where)) for text, ids in notebook_excerpts(answer)]

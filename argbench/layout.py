@@ -282,41 +282,21 @@ def _cannot_write(out_dir: Path, error: OSError) -> PermissionError:
 
 @contextmanager
 def _turn(out_dir: Path, name: str, log: Callable[[str], None]):
-    """Hold ``out_dir/.<name>.lock`` for the build (flock: released when the process dies,
-    so a killed build never blocks the next). The holder deletes the file when done; a waiter
-    that then holds a deleted file opens the new one. Without fcntl (Windows) builds do not
-    take turns."""
+    """Hold ``out_dir/.<name>.lock`` for the build (:func:`argbench.io.lock_file`: a killed
+    build never blocks the next); a second build waits its turn."""
+    from argbench.io import lock_file
+
+    path = out_dir / f".{name}.lock"
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    path, told = out_dir / f".{name}.lock", False
-    while True:
-        try:
-            handle = open(path, "a")  # noqa: SIM115 - held for the whole build
-        except PermissionError as error:
-            raise _cannot_write(out_dir, error) from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not told:
-                log(f"waiting for another build of {name} into {out_dir} (lock {path.name})")
-                told = True
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        held = os.fstat(handle.fileno())
-        try:
-            now = path.stat()
-        except FileNotFoundError:
-            now = None
-        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
-            break
-        handle.close()  # the previous holder deleted this file: take the new one
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)  # while still holding it
-        handle.close()
+        with lock_file(
+            path,
+            on_wait=lambda: log(
+                f"waiting for another build of {name} into {out_dir} (lock {path.name})"
+            ),
+        ):
+            yield
+    except PermissionError as error:
+        raise _cannot_write(out_dir, error) from None
 
 
 def _remove(path: Path) -> None:

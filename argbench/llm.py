@@ -10,16 +10,20 @@ judgment: the judges raise :class:`JudgmentError` for any, or mark the result in
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
+import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
+    "CACHE_ENV",
     "ChatEndpoint",
     "Failed",
     "JudgmentError",
@@ -31,6 +35,10 @@ __all__ = [
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
 BASE_URL_ENV = "ARGBENCH_LLM_BASE_URL"
 KEY_ENV = "ARGBENCH_LLM_API_KEY"
+CACHE_ENV = "ARGBENCH_LLM_CACHE"
+# prompts in a row that failed every retry after which a keep-going run stops: the endpoint is
+# down, not one prompt slow (at least this many, or twice the workers)
+DEAD_STREAK = 5
 
 
 class PromptTemplate:
@@ -106,11 +114,108 @@ def _reply_text(body: str) -> str | Failed:
     return content
 
 
+def default_cache_dir() -> Path:
+    """``$ARGBENCH_LLM_CACHE``, else ``$HF_HOME/argbench/llm`` (read at call time)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    hf_home = os.environ.get("HF_HOME")
+    if not hf_home:
+        from huggingface_hub import constants
+
+        hf_home = constants.HF_HOME
+    return Path(hf_home) / "argbench" / "llm"
+
+
+class _ReplyCache:
+    """SQLite ``sha256(endpoint, model, system, prompt, temperature, max_tokens) -> reply text``.
+
+    Every reply is stored as it arrives, so a run that stops (an endpoint that went down,
+    Ctrl-C, kill) loses nothing: the re-run asks only the prompts not yet answered. A file
+    SQLite cannot read is moved aside and started afresh; a cache that cannot be used at all
+    is skipped with a warning (the run still works, uncached)."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / "replies.sqlite"
+        self.con = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = self._open()
+        except (OSError, sqlite3.Error) as error:
+            self._skip(error)
+
+    def _open(self):
+        try:
+            con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+            con.execute("CREATE TABLE IF NOT EXISTS reply (key BLOB PRIMARY KEY, text TEXT)")
+            return con
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}")
+            os.replace(self.path, aside)
+            import warnings
+
+            warnings.warn(
+                f"LLM reply cache {self.path} is corrupt ({error}); moved it to {aside.name} "
+                "and started a new one",
+                stacklevel=4,
+            )
+            con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+            con.execute("CREATE TABLE IF NOT EXISTS reply (key BLOB PRIMARY KEY, text TEXT)")
+            return con
+
+    def _skip(self, error) -> None:
+        import warnings
+
+        warnings.warn(
+            f"LLM reply cache {self.path} cannot be used ({error}); replies are not cached "
+            f"(set ${CACHE_ENV} to a writable folder)",
+            stacklevel=4,
+        )
+        self.con = None
+
+    def get(self, keys: list[bytes]) -> dict[bytes, str]:
+        found: dict[bytes, str] = {}
+        if self.con is None:
+            return found
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(
+                    (k, t)
+                    for k, t in self.con.execute(
+                        f"SELECT key, text FROM reply WHERE key IN ({marks})", chunk
+                    )
+                    if isinstance(t, str)
+                )
+        except sqlite3.Error as error:
+            self._skip(error)
+        return found
+
+    def put(self, key: bytes, text: str) -> None:
+        if self.con is None:
+            return
+        try:
+            with self.con:
+                self.con.execute(
+                    "INSERT OR REPLACE INTO reply (key, text) VALUES (?, ?)", (key, text)
+                )
+        except sqlite3.Error as error:
+            self._skip(error)
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+
+
 class _Run:
     """Counters of one complete() call, shared by its worker threads."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, keep_going: bool = False):
         self.total, self.done, self.failed, self.retried = total, 0, 0, 0
+        self.keep_going = keep_going  # a prompt that fails every retry is a Failed, not a stop
         self.lock = threading.Lock()
         self.stop = threading.Event()
 
@@ -148,6 +253,7 @@ class ChatEndpoint:
         max_workers: int = 4,
         progress: Callable[[str], None] | bool | None = None,
         progress_every: float = 10.0,
+        cache_dir: str | os.PathLike | bool | None = None,
     ):
         self.model = model or os.environ.get(MODEL_ENV)
         if not self.model:
@@ -175,6 +281,7 @@ class ChatEndpoint:
         self.max_workers = max_workers
         self.progress = progress
         self.progress_every = progress_every
+        self.cache_dir = cache_dir  # None: default_cache_dir(); False: no reply cache
         self._client = None
 
     def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
@@ -250,11 +357,13 @@ class ChatEndpoint:
                 why, wait = f"no reply within timeout={self.timeout:g}s", None
                 hint = (
                     "If the server is only slow, raise the per-request timeout: "
-                    "llm={'timeout': 120} (CLI: --option 'llm={\"timeout\": 120}')"
+                    "llm={'timeout': 120}"
                 )
             except openai.APIConnectionError as error:
                 why, wait = f"cannot connect ({error.__cause__ or error})", None
                 hint = f"Is the server running? Check base_url / ${BASE_URL_ENV}."
+            if attempt > self.max_retries and run.keep_going and not run.stop.is_set():
+                return Failed(f"{why}, after {attempt} attempts ({attempt - 1} retries)")
             if attempt > self.max_retries or run.stop.is_set():
                 raise LLMError(
                     f"{self.where}: prompt #{index} failed, {why}, after {attempt} attempts "
@@ -267,16 +376,55 @@ class ChatEndpoint:
             if run.stop.wait(min(delay, self.stall_timeout)):
                 raise LLMError("stopped")  # another request stopped the run
 
-    def complete(self, prompts: list[str], system: str | None = None) -> list[str | Failed]:
-        """The reply text per prompt, or a :class:`Failed` for a request that gave no usable
-        reply; equal prompts are asked once. Raises :class:`LLMError` when the run stops.
+    def _key(self, prompt: str, system: str | None) -> bytes:
+        what = [self.base_url, self.model, system, prompt, self.temperature, self.max_tokens]
+        return hashlib.sha256(json.dumps(what, ensure_ascii=False).encode("utf-8")).digest()
 
+    def _cache(self) -> _ReplyCache | None:
+        if self.cache_dir is False:
+            return None
+        folder = default_cache_dir() if self.cache_dir in (None, True) else Path(self.cache_dir)
+        return _ReplyCache(folder)
+
+    def complete(
+        self, prompts: list[str], system: str | None = None, *, keep_going: bool = False
+    ) -> list[str | Failed]:
+        """The reply text per prompt, or a :class:`Failed` for a request that gave no usable
+        reply; equal prompts are asked once, and prompts answered before (the reply cache)
+        not at all. Raises :class:`LLMError` when the run stops; the replies received until
+        then stay in the cache, so a re-run asks only the rest.
+
+        ``keep_going``: a prompt that fails every retry (timeouts, 5xx) becomes a
+        :class:`Failed` and the run goes on (the judges' ``on_failure="incomplete"``); it
+        still stops when :data:`DEAD_STREAK` prompts in a row fail so (the endpoint is down).
         ``system`` is the caller's default system message; the endpoint's own ``system`` wins.
         """
-        unique = list(dict.fromkeys(prompts))
         system = self.system if self.system is not None else system
+        cache = self._cache()
+        try:
+            unique = list(dict.fromkeys(prompts))
+            keys = {p: self._key(p, system) for p in unique}
+            stored = cache.get(list(keys.values())) if cache else {}
+            answered = {p: stored[keys[p]] for p in unique if keys[p] in stored}
+            asked = [p for p in unique if p not in answered]
+            try:
+                replies = self._complete(asked, prompts, system, keep_going, cache, keys)
+            except LLMError as error:
+                if cache is not None and cache.con is not None:
+                    raise LLMError(
+                        f"{error} The replies received are kept in the LLM cache "
+                        f"({cache.path}): a re-run asks only the rest"
+                    ) from None
+                raise
+        finally:
+            if cache is not None:
+                cache.close()
+        by_prompt = {**answered, **replies}
+        return [by_prompt[p] for p in prompts]
+
+    def _complete(self, unique, prompts, system, keep_going, cache, keys) -> dict:
         first = {p: i for i, p in reversed(list(enumerate(prompts)))}
-        run = _Run(len(unique))
+        run = _Run(len(unique), keep_going)
         todo: queue.SimpleQueue = queue.SimpleQueue()
         results: queue.SimpleQueue = queue.SimpleQueue()
         for position in range(len(unique)):
@@ -302,6 +450,7 @@ class ChatEndpoint:
         say = self._reporter()
         replies: dict[int, str | Failed] = {}
         last = start = reported = time.monotonic()
+        streak, dead = 0, max(DEAD_STREAK, 2 * max(1, self.max_workers))
         try:
             while len(replies) < len(unique):
                 wait = self.stall_timeout - (time.monotonic() - last)
@@ -315,17 +464,26 @@ class ChatEndpoint:
                         raise LLMError(
                             f"{self.where}: no request finished for {self.stall_timeout:g}s "
                             f"({run.line()[5:]}); stopped the run. If the server is only slow, "
-                            "raise llm stall_timeout= and timeout= (CLI: --option "
-                            '\'llm={"timeout": 120, "stall_timeout": 300}\')'
+                            "raise llm={'timeout': 120, 'stall_timeout': 300}"
                         ) from None
                 else:
                     if isinstance(reply, BaseException):
                         raise reply
                     replies[position] = reply
                     last = time.monotonic()
+                    if isinstance(reply, str) and cache is not None:
+                        cache.put(keys[unique[position]], reply)
+                    exhausted = isinstance(reply, Failed) and "attempts" in reply.reason
+                    streak = streak + 1 if exhausted else 0
                     with run.lock:
                         run.done += 1
                         run.failed += isinstance(reply, Failed)
+                    if streak >= dead:
+                        raise LLMError(
+                            f"{self.where}: {streak} prompts in a row failed every retry "
+                            f"(last: {reply.reason}); the endpoint looks down, stopped the run "
+                            f"at {run.done}/{run.total} requests done."
+                        )
                 if say and time.monotonic() - reported >= self.progress_every:
                     reported = time.monotonic()
                     say(f"{run.line()} ({reported - start:.0f}s)")
@@ -333,8 +491,7 @@ class ChatEndpoint:
             run.stop.set()
         if say and (self.progress_every == 0 or time.monotonic() - start >= self.progress_every):
             say(f"{run.line()} ({time.monotonic() - start:.0f}s)")
-        by_prompt = {unique[i]: reply for i, reply in replies.items()}
-        return [by_prompt[p] for p in prompts]
+        return {unique[i]: reply for i, reply in replies.items()}
 
     def _reporter(self) -> Callable[[str], None] | None:
         if self.progress is False:
@@ -356,7 +513,7 @@ def settle_judgments(failed: list[dict], total: int, on_failure: str) -> dict:
         raise JudgmentError(
             f"{len(failed)} of {total} judgments failed, so no score is given. First: {shown}. "
             "Fix the endpoint or prompt, or pass on_failure='incomplete' to score only what "
-            "was judged (the result says complete=False; argbench evaluate: --allow-incomplete)"
+            "was judged (the result says complete=False)"
         )
     return {"complete": not failed, "n_failed": len(failed), "failed": failed}
 

@@ -44,6 +44,41 @@ def _plan(kind: str, name: str, folder: Path, repo_id: str, private: bool, tag: 
     }
 
 
+def check_credentials(api=None):
+    """The Hub is reachable and accepts our token, checked before any build or upload (a
+    publish that builds for minutes and then fails on the network loses that work). Returns
+    the api to use."""
+    from argbench.sources import hub_reachable, is_offline
+
+    if api is not None:  # a given client (tests, a custom endpoint) says itself
+        if hasattr(api, "whoami"):
+            api.whoami()
+        return api
+    if is_offline("models") or not hub_reachable():
+        why = "HF_HUB_OFFLINE is set" if is_offline("models") else "no route to the Hub"
+        raise OSError(
+            f"cannot publish: the Hugging Face Hub cannot be reached ({why}); nothing was built "
+            "or uploaded. Publish from a machine with network access, or use --dry-run to check "
+            "the plan offline"
+        )
+    from huggingface_hub import HfApi, get_token
+
+    if not get_token():
+        raise PermissionError(
+            "cannot publish: no Hugging Face token; run `hf auth login` (or "
+            "`huggingface-cli login`) or set HF_TOKEN. Nothing was built or uploaded"
+        )
+    api = HfApi()
+    try:
+        api.whoami()
+    except Exception as error:  # noqa: BLE001 - said with what to do
+        raise PermissionError(
+            f"cannot publish: the Hub refused the token ({type(error).__name__}: {error}); "
+            "check HF_TOKEN or log in again. Nothing was built or uploaded"
+        ) from None
+    return api
+
+
 def _upload(plan: dict, repo_type: str, api, log, bump: str, **create) -> dict:
     """Create the repo, refuse an existing tag, upload the folder, tag the commit."""
     if api is None:
@@ -102,6 +137,8 @@ def publish(
 
     log = log or (lambda message: None)
     cls = builder_class(name)
+    if not dry_run:
+        api = check_credentials(api)  # before the build: fail in seconds, not after it
     with tempfile.TemporaryDirectory(prefix="argbench-publish-") as scratch:
         folder = build(
             name, out_dir or scratch, sources=sources, cache_dir=cache_dir, log=log, repo_id=repo_id
@@ -145,5 +182,6 @@ def publish_metric(
     plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
     if dry_run:
         return plan
+    api = check_credentials(api)
     bump = "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
     return _upload(plan, "space", api, log, bump, space_sdk="gradio")

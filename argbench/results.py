@@ -100,6 +100,7 @@ def load_split(
     folder ``datasets.load_dataset`` reads), or a Hub dataset id. ``split`` may be left out
     when there is only one. ``num_proc``: processes for building an argbench dataset."""
     import argbench
+    from argbench.io import looks_like_path
 
     folder = Path(str(dataset)).expanduser()
     if str(dataset) in argbench.list_datasets():
@@ -110,6 +111,10 @@ def load_split(
     elif folder.is_dir():
         splits = _load_with_datasets(str(folder), config, cache_dir)
         name, source = folder.resolve().name, f"folder:{folder.resolve()}"
+    elif looks_like_path(str(dataset)):
+        raise FileNotFoundError(
+            f"dataset folder {dataset} does not exist (a folder written by argbench build)"
+        )
     elif "/" in str(dataset):  # a Hub dataset id
         splits = _load_with_datasets(str(dataset), config, cache_dir)
         name, source = str(dataset), f"hub:{dataset}"
@@ -132,10 +137,96 @@ def load_split(
     return Split(data, name, config, split, version, source)
 
 
+def _folder_fingerprint(folder: Path) -> str:
+    """sha256 over a folder's file names and contents (``datasets`` keys a local folder's
+    cache by file modification times only, so an edit that keeps them would be served stale)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def _load_with_datasets(path: str, config, cache_dir):
+    """``datasets.load_dataset`` of a folder or Hub id, with the cache verified: a folder's
+    content must be what its cached copy was made from (else the copy is rebuilt), and every
+    split must hold the rows its card records (else a clear error naming the folder)."""
     import datasets
 
-    return datasets.load_dataset(path, config, cache_dir=cache_dir)
+    from argbench.load import TruncatedCacheError, check_rows
+
+    folder = Path(path)
+    local = folder.is_dir()
+    fingerprint = _folder_fingerprint(folder) if local else None
+
+    def load(mode=None):
+        try:
+            splits = datasets.load_dataset(path, config, cache_dir=cache_dir, download_mode=mode)
+        except Exception as error:
+            if type(error).__name__ not in (
+                "NonMatchingSplitsSizesError",
+                "ExpectedMoreSplitsError",
+                "UnexpectedSplitsError",
+                "NonMatchingChecksumError",
+            ):
+                raise
+            where = f"built folder {folder.resolve()}" if local else f"dataset {path}"
+            raise ValueError(
+                f"{where}: its data files do not match the split sizes recorded in its README.md "
+                f"({type(error).__name__}): the folder was changed after it was built. Build it "
+                "again (argbench build) or restore it"
+            ) from None
+        check_rows(splits, _recorded_splits(splits), f"dataset {path}")
+        return splits
+
+    try:
+        splits = load()
+    except TruncatedCacheError:
+        splits = load("force_redownload")
+    if local:
+        marks = {Path(f["filename"]).parent for d in splits.values() for f in d.cache_files}
+        stale = any(_read_mark(m) != fingerprint for m in marks)
+        if stale:
+            if any(_read_mark(m) is not None for m in marks):
+                import warnings
+
+                warnings.warn(
+                    f"built folder {folder.resolve()} changed since the datasets cache was made "
+                    "from it; the cache was rebuilt from the folder",
+                    stacklevel=3,
+                )
+            splits = load("force_redownload")
+            for d in splits.values():
+                for f in d.cache_files:
+                    _write_mark(Path(f["filename"]).parent, fingerprint)
+    return splits
+
+
+_MARK = "argbench-source-fingerprint"
+
+
+def _recorded_splits(splits):
+    first = next(iter(splits.values()), None)
+    return getattr(getattr(first, "info", None), "splits", None)
+
+
+def _read_mark(folder: Path) -> str | None:
+    try:
+        return (folder / _MARK).read_text().strip()
+    except OSError:
+        return None
+
+
+def _write_mark(folder: Path, fingerprint: str) -> None:
+    from argbench.io import atomic_write
+
+    try:
+        atomic_write(folder / _MARK, fingerprint)
+    except OSError:
+        pass  # a read-only cache: the folder is fingerprinted again next time
 
 
 def _schema(feature):
@@ -191,7 +282,7 @@ def read_predictions(source, submissions: bool = True) -> tuple[list, list | Non
     "cq"}] or "Missing CQs"}}``) get ``cqs`` as question strings (``["Missing CQs"]`` for
     none), in JSON or JSON Lines alike."""
     if isinstance(source, (str, Path)):
-        from argbench.cli._io import read_records
+        from argbench.io import read_records
 
         data = read_records(source, formats=("json", "jsonl"))
     else:
@@ -218,9 +309,22 @@ def _submission_record(record):
 
 
 def _id_text(value, at: str, field: str) -> str:
+    """An id as text; whitespace around it or a character UTF-8 cannot store is an error
+    (``" 3"`` and ``"3"`` would be two ids that look the same; a lone surrogate cannot be
+    written to the results file)."""
+    from argbench.scoring._checks import check_text
+
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError(f"{at}: id field {field!r} must be a string or an integer, got {value!r}")
-    return str(value)
+    text = str(value)
+    check_text(text, f"{at}: id field {field!r}")
+    if text != text.strip() or not text:
+        raise ValueError(
+            f"{at}: id field {field!r} is {text!r}: "
+            + ("empty" if not text.strip() else "whitespace around an id")
+            + " (ids are compared exactly; strip them)"
+        )
+    return text
 
 
 def _listing(ids, total=None) -> str:
@@ -242,7 +346,7 @@ def _id_fields(columns, given) -> tuple[str, ...]:
             return tuple(f for f in fields if f in columns)
     raise ValueError(
         f"the split has none of the id columns argbench knows ({', '.join(f[0] for f in ID_COLUMNS)}); "
-        "name one with id_fields= (--id)"
+        "name one with id_fields="
     )
 
 
@@ -272,7 +376,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
             if field in record:
                 parts.append(_id_text(record[field], at, field))
             elif position == 0 and keys:
-                parts.append(keys[index])
+                parts.append(_id_text(keys[index], at, field))
             else:
                 raise ValueError(f"{at}: no id field {field!r} (has {list(record)})")
         ids.append("-".join(parts))
@@ -306,7 +410,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
     if missing and not allow_missing:
         raise ValueError(
             f"{len(missing):,} of the split's {len(by_id):,} items have no prediction: "
-            f"{_listing(missing)}; --allow-missing (allow_missing=True) scores the others"
+            f"{_listing(missing)}; allow_missing=True scores the others"
         )
     merged, order = [], []
     for key, row in by_id.items():
@@ -505,17 +609,14 @@ def evaluate_predictions(
 
 
 def write_results(doc: dict, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(plain(doc), ensure_ascii=False, allow_nan=False, indent=1) + "\n",
-        encoding="utf-8",
-    )
-    return path
+    """The results document as JSON, written atomically (:func:`argbench.io.write_json`)."""
+    from argbench.io import write_json
+
+    return write_json(path, plain(doc))
 
 
 def read_results(path) -> dict:
-    from argbench.cli._io import read_json
+    from argbench.io import read_json
 
     doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
@@ -526,6 +627,15 @@ def read_results(path) -> dict:
     for field in ("metric", "signature", "result", "item_ids"):
         if doc.get(field) is None:
             raise ValueError(f"{path}: the results file has no {field!r}")
+    n = len(doc["item_ids"])
+    per_item = (doc["result"] or {}).get("per_item") or {}
+    for key, values in per_item.items():
+        if not isinstance(values, list) or len(values) != n:
+            size = len(values) if isinstance(values, list) else type(values).__name__
+            raise ValueError(
+                f"{path}: per_item {key!r} holds {size} values for {n:,} item_ids: the file was "
+                "edited or truncated; write it again with argbench evaluate ... --out"
+            )
     return doc
 
 
@@ -593,7 +703,7 @@ def compare_results(
     if forced and not force:
         raise ValueError(
             "not the same measurement: results differ in " + "; ".join(forced) + ". Compare "
-            "systems under one signature and split, or --force (force=True) to compare anyway"
+            "systems under one signature and split, or force=True to compare anyway"
         )
     id_sets = [set(d["item_ids"]) for d in docs]
     common = set.intersection(*id_sets)

@@ -143,6 +143,31 @@ def is_offline(what: str = "data") -> bool:
     raise ValueError(f'what must be "data" or "models", not {what!r}')
 
 
+_REACHABLE: dict[str, bool] = {}
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hub answers a TCP connection, asked once per process: without a route,
+    the HF libraries retry with backoff for over a minute before failing, so argbench asks
+    first and fails (or falls back) in seconds. False whenever :func:`is_offline`."""
+    if is_offline("models"):
+        return False
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
+    if host not in _REACHABLE:
+        import socket
+
+        try:
+            socket.create_connection((host, 443), timeout=timeout).close()
+            _REACHABLE[host] = True
+        except OSError:
+            _REACHABLE[host] = False
+    return _REACHABLE[host]
+
+
 @contextlib.contextmanager
 def assume_offline():
     """Within the block, argbench loads files and models from local copies only (without

@@ -57,7 +57,9 @@ def relevance_lookup(pairs) -> dict[tuple[str, str], dict[str, tuple[int, int | 
 class CamAnswers(ArgbenchBuilder):
     """Comparative answers with their argument lists and aligned relevance labels."""
 
-    VERSION = datasets.Version("1.0.0")
+    VERSION = datasets.Version("2.0.0")
+    # 1.0.0: question_id was the bare int position, the same number in every config
+    EARLIER_VERSIONS = ("1.0.0",)
     SOURCES = {
         **declare(
             _BASE,
@@ -111,12 +113,16 @@ class CamAnswers(ArgbenchBuilder):
         digest.update(inspect.getsource(cam_relevance).encode())
         return digest.hexdigest()[:16]
 
+    @property
+    def _v1(self) -> bool:
+        return str(self.config.version) == "1.0.0"
+
     def _features(self) -> datasets.Features:
         text = datasets.Value("string")
         label = datasets.ClassLabel(names=RELEVANCE_NAMES)
         return datasets.Features(
             {
-                "question_id": datasets.Value("int32"),
+                "question_id": datasets.Value("int32" if self._v1 else "string"),
                 "object_a": text,
                 "object_b": text,
                 "aspect": text,
@@ -203,7 +209,9 @@ class CamAnswers(ArgbenchBuilder):
                 yield (
                     f"{index}-{answer_index}",
                     {
-                        "question_id": index,
+                        # the config in the id: one id names one question in every config, so
+                        # predictions made for one config cannot score against another's
+                        "question_id": index if self._v1 else f"{self.config.name}-{index}",
                         "object_a": item["object1"],
                         "object_b": item["object2"],
                         "aspect": item.get("aspect") or None,

@@ -18,9 +18,18 @@ def metric_path(name: str) -> Path:
     return _HERE / name
 
 
+# statistics of predictions or ratings alone: evaluate's "measurement" modules, not metrics
+MEASUREMENTS = ("annotator_agreement", "cr_diversity")
+
+
+def module_type(name: str) -> str:
+    return "measurement" if name in MEASUREMENTS else "metric"
+
+
 def load_metric(name: str, **kwargs):
     import evaluate
 
+    kwargs.setdefault("module_type", module_type(name))
     return evaluate.load(str(metric_path(name)), **kwargs)
 
 

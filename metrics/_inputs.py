@@ -17,7 +17,7 @@ and gathered from every process, in order) that a batch may leave out (stored as
 
 from __future__ import annotations
 
-from argbench.scoring._checks import check_inputs, check_value
+from argbench.scoring._checks import as_plain, check_inputs, check_value
 
 __all__ = ["CheckedInputs", "OptionalInputs"]
 
@@ -30,12 +30,15 @@ class CheckedInputs:
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of examples, each checked first (evaluate appends the inputs' docs)."""
+        predictions, references = as_plain(predictions), as_plain(references)
+        kwargs = {k: as_plain(v) if k in self.INPUTS else v for k, v in kwargs.items()}
         batch = {"predictions": predictions, "references": references, **kwargs}
         check_inputs(batch, self.INPUTS)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example, checked first (evaluate appends the inputs' docs)."""
+        prediction, reference = as_plain(prediction), as_plain(reference)
         example = {"predictions": prediction, "references": reference, **kwargs}
         for name, value in example.items():
             if value is not None and name in self.INPUTS:

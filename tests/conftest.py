@@ -69,6 +69,7 @@ def _isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("argbench.sources.download_dir", lambda: tmp_path / "downloads")
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "emb"))  # embeddings never reach the HF cache
+    monkeypatch.setenv("ARGBENCH_LLM_CACHE", str(tmp_path / "llm"))  # nor LLM replies
 
 
 @pytest.fixture(scope="session")

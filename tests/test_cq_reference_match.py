@@ -54,18 +54,25 @@ def test_sts_labels_equal_the_straightforward_procedure(minilm, tmp_path):
         "Do you like pizza?",
         "Is the speaker a decent person?",
     ]
-    result = cq_reference_match(
-        [questions], [REFS], model=minilm, threshold=0.6, cache_dir=tmp_path
+    result = cq_reference_match(  # two interventions: at most three questions each
+        [questions[:3], questions[3:]],
+        [REFS, REFS],
+        model=minilm,
+        threshold=0.6,
+        cache_dir=tmp_path,
     )
     model = Embedder(minilm, cache_dir=False).model
     expected = straightforward(model, questions, [r["cq"] for r in REFS])
+    for name in ("labels", "similarities", "matched_ids"):
+        result[name] = [result[name][0] + result[name][1]]
     assert result["labels"][0] == [REFS[w]["label"] if s > 0.6 else NAE for w, s in expected]
     assert result["similarities"][0] == pytest.approx([s for _, s in expected], abs=1e-6)
     assert result["matched_ids"][0] == [REFS[w]["id"] for w, _ in expected]
     assert result["labels"][0][0] == "Useful" and result["labels"][0][2] == NAE
     sims = result["similarities"][0]
     assert all(-1 <= s <= 1 for s in sims)
-    assert result["score"] == pytest.approx(result["labels"][0].count("Useful") / 3)
+    first, second = result["labels"][0][:3], result["labels"][0][3:]
+    assert result["score"] == pytest.approx((first.count("Useful") + second.count("Useful")) / 6)
 
 
 def test_sts_empty_string_and_per_question_missing_are_encoded_as_text(minilm, tmp_path):
@@ -126,21 +133,25 @@ def test_fewer_more_duplicate_and_missing_questions():
         MISSING,  # whole field: 0 points, 3 NAE, counted
         ["x", "y", "z"],
     ]
+    with pytest.raises(ValueError, match=r"predictions\[1\]: 4 questions.*max_questions=3"):
+        cq_reference_match(predictions, [REFS] * 4, matcher=exact_text, max_questions=None)
+    # the paper's protocol (the default): the first three of each, a share in [0, 1]
     result = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text)
-    assert result["intervention_scores"] == pytest.approx([1 / 3, 4 / 3, 0, 0])
-    assert result["score"] == pytest.approx((1 / 3 + 4 / 3) / 4)
+    assert result["intervention_scores"] == pytest.approx([1 / 3, 1, 0, 0])
+    assert result["score"] == pytest.approx((1 / 3 + 1) / 4)
+    assert "|max_q:3|" in result["signature"]
     assert result["n_short"] == 1 and result["n_long"] == 1 and result["n_missing_cqs"] == 1
-    assert result["n_duplicates"] == 3
+    assert result["n_duplicates"] == 2
     assert result["labels"][2] == [NAE] * 3 and result["matched_ids"][2] == [None] * 3
-    assert result["n_questions"] == 1 + 4 + 3 + 3
+    assert result["n_questions"] == 1 + 3 + 3 + 3
     assert result["label_counts"] == {
-        "Useful": 5,
+        "Useful": 4,
         "Unhelpful": 0,
         "Invalid": 0,
         NAE: 6,
         "evaluation_issue": 0,
     }
-    assert result["nae_rate"] == pytest.approx(6 / 11)
+    assert result["nae_rate"] == pytest.approx(6 / 10)
     capped = cq_reference_match(predictions, [REFS] * 4, matcher=exact_text, max_questions=3)
     assert capped["intervention_scores"][1] == pytest.approx(1.0)
     listed = cq_reference_match([[MISSING]], [REFS], matcher=exact_text)

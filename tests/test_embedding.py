@@ -52,8 +52,14 @@ def test_embedder_default_cache_follows_env_and_hf_home(tmp_path, monkeypatch):
 def test_embedder_offline_unknown_model_says_how_to_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
-    with pytest.raises(ModelUnavailableError, match=r"'no-such-model-xyz'.*local path"):
+    # names what was asked, why (the flag), and the installed offline model to use instead
+    with pytest.raises(
+        ModelUnavailableError,
+        match=r"'no-such-model-xyz'.*HF_HUB_OFFLINE is set.*local model.*all-MiniLM-L6-v2",
+    ):
         Embedder("no-such-model-xyz", cache_dir=tmp_path / "c")
+    with pytest.raises(FileNotFoundError, match="model folder './models/mine' does not exist"):
+        Embedder("./models/mine", cache_dir=tmp_path / "c")
     weights = tmp_path / "model.safetensors"
     weights.write_bytes(b"")
     with pytest.raises(NotADirectoryError, match="pass the model's folder"):

@@ -157,8 +157,10 @@ def test_claim_relation_threshold_dev_file_hard_labels_and_plot(tmp_path, capsys
     assert code == 0 and f"precision-recall curve: {png}" in err
     assert table(out)["threshold"] == "0.7" and table(out)["auroc"] == "0.833333"
     assert png.read_bytes().startswith(b"\x89PNG")
-    code, out, _ = run(capsys, "claim_relation", test, "--column", "predictions=label")
+    code, out, _ = run(capsys, "claim_relation", test, "--column", "predictions=score")
     assert code == 2  # scores without a threshold: bad input
+    code, out, _ = run(capsys, "claim_relation", test, "--column", "predictions=label")
+    assert code == 0 and "hard-labels" in out  # 0/1 and no threshold: decisions (evaluator)
     code, out, _ = run(
         capsys, "claim_relation", test, "--column", "predictions=label", "--option",
         "hard_labels=true",

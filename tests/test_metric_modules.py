@@ -151,7 +151,9 @@ def test_folder_is_an_evaluate_space(name):
     card = SpaceCard.load(folder / "README.md").data
     assert card.sdk == "gradio" and card.app_file == "app.py" and card["pinned"] is False
     assert card.sdk_version.startswith("3.")  # evaluate's launcher uses gradio 3's gr.inputs
-    assert card.tags[:2] == ["evaluate", "metric"]
+    from argbench.metrics import module_type
+
+    assert card.tags[:2] == ["evaluate", module_type(name)]  # cr_diversity: a measurement
     assert card.title != name and card.title[0].isupper()  # human-readable
     assert card["emoji"] and card["colorFrom"] and card["colorTo"]
     assert " ".join(card["description"].split()) == " ".join(
@@ -163,8 +165,9 @@ def test_folder_is_an_evaluate_space(name):
         for node in ast.walk(app)
         if isinstance(node, ast.Call)
     }
+    kind = "" if module_type(name) == "metric" else ", module_type='measurement'"
     assert calls["launch_gradio_widget"] == [
-        f"evaluate.load(str(Path(__file__).with_name('{name}.py')))"
+        f"evaluate.load(str(Path(__file__).with_name('{name}.py')){kind})"
     ]
 
 

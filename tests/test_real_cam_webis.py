@@ -151,7 +151,9 @@ def test_cam_answers_counts_and_alignment(load, real_mirror):
         raw = json.load(f)
     for row in silver.select(range(0, 336, 3)):
         numbered = [f"{n}. {text}" for n, text in enumerate(row["arguments"], start=1)]
-        assert numbered == raw[row["question_id"]]["arguments"]  # [N] is arguments[N-1]
+        assert (
+            numbered == raw[int(row["question_id"].split("-")[-1])]["arguments"]
+        )  # [N] is arguments[N-1]
 
     relevance = _authors_relevance(real_mirror)
     for ds in (silver, subset, gold):

@@ -75,7 +75,7 @@ def test_answers_join_by_question_and_answer_id(cam):
         "name": "cam_answers",
         "config": "silver",
         "split": "train",
-        "version": "1.0.0",
+        "version": "2.0.0",
         "content_hash": None,
         "source": "argbench",
     }
@@ -111,24 +111,26 @@ def test_missing_unknown_and_duplicate_ids_are_errors_that_list_them(cam):
     )
     with pytest.raises(
         ValueError,
-        match=r"2 of the split's 9 items have no prediction: '0-0', '0-1'; --allow-missing",
+        match=r"2 of the split's 9 items have no prediction: 'silver-0-0', 'silver-0-1'; allow_missing=True scores",
     ):
         run(mine[2:])
     partial = run(mine[2:], allow_missing=True)
-    assert partial["n_missing"] == 2 and partial["missing_ids"] == ["0-0", "0-1"]
+    assert partial["n_missing"] == 2 and partial["missing_ids"] == ["silver-0-0", "silver-0-1"]
     assert partial["n_items"] == 7 and len(partial["result"]["per_item"]["f1"]) == 7
     with pytest.raises(ValueError, match=r"1 prediction ids are not in the split: '7-0'"):
         run([*mine, {"question_id": 7, "answer_index": 0, "answer": "x"}], allow_missing=True)
-    with pytest.raises(ValueError, match=r"1 ids occur more than once in the predictions: '1-2'"):
+    with pytest.raises(
+        ValueError, match=r"1 ids occur more than once in the predictions: 'silver-1-2'"
+    ):
         run([*mine, mine[5]])
     with pytest.raises(ValueError, match="record 0: no id field 'question_id'"):
         run([{"answer": "x"}])
     with pytest.raises(
         ValueError, match=r"record 1: no field 'answer' \(has \['question_id', 'answer_index'\]\)"
     ):
-        run([mine[0], {"question_id": 0, "answer_index": 1}], allow_missing=True)
+        run([mine[0], {"question_id": "silver-0", "answer_index": 1}], allow_missing=True)
     with pytest.raises(
-        ValueError, match="prediction '0-0', field 'answer': expected a string, got a list"
+        ValueError, match="prediction 'silver-0-0', field 'answer': expected a string, got a list"
     ):
         run([{**mine[0], "answer": ["a", "b"]}], allow_missing=True)
     with pytest.raises(ValueError, match="id field 'question_id' must be a string or an integer"):
@@ -263,7 +265,7 @@ def test_compare_two_systems_text_json_and_plot(cam, tmp_path, capsys):
     )
     assert code == 0, err
     assert out.splitlines()[0].startswith(
-        "argument_relevance f1 on cam_answers/silver/train (version 1.0.0, sha256:"
+        "argument_relevance f1 on cam_answers/silver/train (version 2.0.0, sha256:"
     )
     assert "authors - uncited" in out and "FORCED" not in out and plot.stat().st_size > 1000
     code, out, _ = cli(capsys, "compare", same, uncited, "--json", "--resamples", "2000")
@@ -281,13 +283,13 @@ def test_compare_refuses_other_settings_and_names_the_field(cam, tmp_path, capsy
         capsys, where, tmp_path, "b", answers(rows), "--option", "relevance_threshold=3"
     )
     code, _, err = cli(capsys, "compare", mine, strict)
-    assert code == 1 and "results differ in relevant (>=2 in" in err and ">=3 in" in err
+    assert code == 2 and "results differ in relevant (>=2 in" in err and ">=3 in" in err
     assert "--force" in err
     code, out, _ = cli(capsys, "compare", mine, strict, "--force", "--resamples", "100")
     assert code == 0 and "FORCED (--force): relevant (>=2" in out
     partial, _ = evaluate(capsys, where, tmp_path, "c", answers(rows)[3:], "--allow-missing")
     code, _, err = cli(capsys, "compare", mine, partial)
-    assert code == 1 and "score different items (9 in" in err and "6 in common" in err
+    assert code == 2 and "score different items (9 in" in err and "6 in common" in err
     code, out, _ = cli(capsys, "compare", mine, partial, "--force", "--resamples", "100")
     assert code == 0 and "only the 6 common items" in out and ", 6 items" in out.splitlines()[0]
 
@@ -296,18 +298,18 @@ def test_compare_refuses_another_dataset_version(cam, tmp_path, capsys):
     where, rows = cam
     mine, _ = evaluate(capsys, where, tmp_path, "a", answers(rows))
     doc = read_results(mine)
-    doc["dataset"]["version"] = "2.0.0"
+    doc["dataset"]["version"] = "3.0.0"
     doc["signature"] = Signature.parse(doc["signature"]).render()
     other = write(tmp_path / "other.json", {**doc, "system": "other"})
     code, _, err = cli(capsys, "compare", mine, other)
-    assert code == 1 and "dataset version (1.0.0 in" in err
+    assert code == 2 and "dataset version (2.0.0 in" in err
     code, _, err = cli(capsys, "compare", mine)
-    assert code == 1 and "two or more" in err
+    assert code == 2 and "two or more" in err
     code, _, err = cli(capsys, "compare", mine, mine, "--key", "n_answers")
-    assert code == 1 and "no per-item n_answers" in err
+    assert code == 2 and "no per-item n_answers" in err
     not_results = write(tmp_path / "x.json", {"f1": 1})
     code, _, err = cli(capsys, "compare", mine, not_results)
-    assert code == 1 and "not an argbench results file" in err
+    assert code == 2 and "not an argbench results file" in err
 
 
 def test_corpus_level_metrics_have_nothing_to_resample(tmp_path, capsys):

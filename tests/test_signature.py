@@ -146,7 +146,8 @@ def test_rationale_f1_tokenizer_field():
 def test_cr_diversity_fields():
     texts = ["Is the claim true?", "Who says so?", "Is it so?"]
     base = cr_diversity(texts)["signature"]
-    assert base == f"cr_diversity|compressor:gzip|ngram_n:4|v:{argbench.__version__}"
+    assert base == f"cr_diversity|compressor:gzip|ngram_n:4|empty:exclude|v:{argbench.__version__}"
+    assert changed(base, cr_diversity(texts, empty="keep")["signature"]) == {"empty"}
     assert changed(base, cr_diversity(texts, "xz")["signature"]) == {"compressor"}
     assert changed(base, cr_diversity(texts, num_n=3)["signature"]) == {"ngram_n"}
 
@@ -167,7 +168,7 @@ def test_cq_reference_match_sts_fields(minilm, tmp_path):
         "matcher": "sts",
         "model": folder_signature(minilm),
         "thr": ">0.65",
-        "max_q": "all",
+        "max_q": "3",
         "v": argbench.__version__,
     }
     assert base == cq_reference_match(QUESTIONS, REFS, **common)["signature"]
@@ -297,7 +298,7 @@ def test_llm_judges_put_their_fields_in_the_metric_signature():
         "llm": "stub-model",
         "prompt": short_hash(CQ_PROMPT),
         "temp": "0.0",
-        "max_q": "all",
+        "max_q": "3",
         "v": argbench.__version__,
     }
     assert fields(aac)["prompt"] == short_hash(f"{SYSTEM_PROMPT}\0{AAC_PROMPT}")

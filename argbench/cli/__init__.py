@@ -42,6 +42,39 @@ def check_dataset(name: str, config: str | None = None) -> None:
         )
 
 
+def finite_float(text: str) -> float:
+    """argparse type: a finite number (``nan`` and ``inf`` parse as floats but are no setting)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _int_at_least(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {least}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (counts, resamples, processes)."""
+    return _int_at_least(text, 1)
+
+
+def seed_int(text: str) -> int:
+    """argparse type: a random seed, an integer >= 0 (numpy's default_rng takes no other)."""
+    return _int_at_least(text, 0)
+
+
 def add_data_options(command: argparse.ArgumentParser) -> None:
     """``--sources`` and ``--cache-dir``: where release files and built datasets come from."""
     command.add_argument(
@@ -54,7 +87,7 @@ def add_num_proc(command: argparse.ArgumentParser) -> None:
     """``--num-proc``: processes for building a dataset (loaders with several source shards)."""
     command.add_argument(
         "--num-proc",
-        type=int,
+        type=positive_int,
         metavar="N",
         help="build datasets in N processes, one shard of source files each (same rows)",
     )
@@ -71,13 +104,28 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# The one exit status table of the whole CLI (docs/errors.md renders it; tests/test_hostile.py
+# keeps it true). Every subcommand maps its errors through exit_status().
+EXIT_CODES: dict[int, str] = {
+    0: "done: the result is complete (or marked complete=False with --allow-incomplete, "
+    "non-converged fits flagged with --allow-nonconverged)",
+    1: "the run failed: an LLM endpoint stopped answering or judgments failed (without "
+    "--allow-incomplete), a pairwise fit did not converge (without --allow-nonconverged), a "
+    "source or model cannot be fetched (offline), a file could not be written (full disk); "
+    "outputs are left as they were, never half-written",
+    2: "bad usage or bad input: unknown command, flag, metric, dataset, config or option; a bad "
+    "record, file, id or value; an --out that is an input, not writable, or being written by "
+    "another run; results that cannot be compared",
+    130: "interrupted (Ctrl-C); outputs are left as they were, never half-written",
+}
+
 # What the user gave is wrong (2): fix the input and run again. The run itself failed (1): an
 # endpoint that stopped answering, judgments that failed, a source that cannot be fetched.
 _BAD_INPUT = (
     ValueError,  # includes UnicodeError and the metrics' and loaders' input errors
     TypeError,
     KeyError,
-    FileExistsError,
+    FileExistsError,  # includes argbench.io.OutputBusyError
     FileNotFoundError,
     IsADirectoryError,
     NotADirectoryError,
@@ -87,30 +135,119 @@ _BAD_INPUT = (
 
 def exit_status(error: BaseException) -> int | None:
     """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
+    if isinstance(error, KeyboardInterrupt):
+        return 130
     if isinstance(error, _BAD_INPUT):
         return 2
-    if isinstance(error, (RuntimeError, OSError)):
+    if isinstance(error, (RuntimeError, OSError, MemoryError)):
+        return 1
+    if type(error).__module__.startswith("datasets"):  # e.g. NonMatchingSplitsSizesError
         return 1
     return None
 
 
+# Python keywords named in library errors, and the flag that sets them on the command line:
+# an error speaks the interface it was raised from (main rewrites what it prints).
+KEYWORD_FLAGS: list[tuple[str, str]] = [
+    (r"on_failure='incomplete'", "--allow-incomplete"),
+    (r"\ballow_missing=True", "--allow-missing"),
+    (r"\ballow_nonconverged=True", "--allow-nonconverged"),
+    (r"\bforce=True", "--force"),
+    (r"\bid_fields=", "--id"),
+    (r"\bsources=", "--sources"),
+    (r"\bthe datasets cache_dir=", "--cache-dir"),
+    (r"\bmodel='([^']*)'", r"--model \1"),
+    (r"\bmodel=(?=[\s,;).]|$)", "--model"),
+    (r"\bthreshold=(?=[\s,;).]|$)", "--threshold"),
+    (r"\bmax_questions=(\d)", r"--option max_questions=\1"),
+    (
+        r"\bllm=\{'timeout': 120, 'stall_timeout': 300\}",
+        '--option \'llm={"timeout": 120, "stall_timeout": 300}\'',
+    ),
+    (r"\bllm=\{'timeout': 120\}", "--option 'llm={\"timeout\": 120}'"),
+]
+
+
+def as_flags(message: str) -> str:
+    """``message`` with the Python keywords it suggests replaced by their CLI flags."""
+    import re
+
+    for pattern, flag in KEYWORD_FLAGS:
+        message = re.sub(pattern, flag, message)
+    return message
+
+
 def error_message(error: BaseException) -> str:
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
     if isinstance(error, KeyError) and error.args:
         return str(error.args[0])
-    return str(error)
+    if isinstance(error, MemoryError):
+        return "out of memory" + (f": {error}" if str(error) else "")
+    text = str(error)
+    if type(error).__module__.split(".")[0] not in ("builtins", "argbench"):
+        text = f"{type(error).__name__}: {text}"
+    return text
+
+
+def _safe_streams() -> None:
+    """Print on any terminal encoding (ASCII, Latin-1): characters it lacks are escaped
+    instead of raising UnicodeEncodeError (argparse's --help included)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or odd stream
+                pass
+
+
+def _subcommand_parser(top: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The innermost subcommand's parser (``argbench pairwise fit`` -> fit's)."""
+    current = top
+    while True:
+        actions = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions or getattr(args, actions[0].dest, None) not in actions[0].choices:
+            return current
+        current = actions[0].choices[getattr(args, actions[0].dest)]
+
+
+def _parse(argv) -> argparse.Namespace:
+    """Parse ``argv``; an unknown flag after a subcommand is reported with that
+    subcommand's usage, and the closest flag it has."""
+    import difflib
+
+    top = parser()
+    args, extras = top.parse_known_args(argv)
+    if extras:
+        command = _subcommand_parser(top, args)
+        flags = [f for a in command._actions for f in a.option_strings]
+        hints = []
+        for extra in extras:
+            close = difflib.get_close_matches(extra.split("=")[0], flags, n=1)
+            if extra.startswith("-") and close:
+                hints.append(f"{extra} (did you mean {close[0]}?)")
+            else:
+                hints.append(extra)
+        command.error(f"unrecognized arguments: {' '.join(hints)}")
+    return args
 
 
 def main(argv=None) -> int:
-    """Exit status: 0 done, 1 the run failed (a failed computation), 2 bad usage or input."""
-    args = parser().parse_args(argv)
+    """Exit status: see EXIT_CODES (0 done, 1 the run failed, 2 bad usage or input)."""
+    _safe_streams()
+    try:
+        args = _parse(argv)
+    except KeyboardInterrupt:
+        return 130
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for results files
     try:
         return args.run(args)
-    except Exception as error:
+    except (Exception, KeyboardInterrupt) as error:
         status = exit_status(error)
         if status is None:
             raise
-        print(f"argbench {args.command}: error: {error_message(error)}", file=sys.stderr)
+        message = as_flags(error_message(error))
+        print(f"argbench {args.command}: error: {message}", file=sys.stderr)
         return status
 
 

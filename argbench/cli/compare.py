@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+from argbench.cli import finite_float, positive_int, seed_int
+
 _DESCRIPTION = """\
 Compare two or more systems scored on the same corpus split (results files written by
 argbench evaluate FILE --dataset D --out RESULTS.json).
@@ -43,9 +45,9 @@ def add_commands(subparsers) -> None:
     command.add_argument(
         "--key", help="per-item score to compare (default: the metric's headline figure)"
     )
-    command.add_argument("--resamples", type=int, default=10_000, help="default 10,000")
-    command.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    command.add_argument("--confidence", type=float, default=0.95, help="default 0.95")
+    command.add_argument("--resamples", type=positive_int, default=10_000, help="default 10,000")
+    command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
+    command.add_argument("--confidence", type=finite_float, default=0.95, help="default 0.95")
     command.add_argument(
         "--force", action="store_true", help="compare results whose signature or split differ"
     )
@@ -57,22 +59,23 @@ def add_commands(subparsers) -> None:
 def _cmd_compare(args) -> int:
     from argbench.results import compare_results, plain
 
-    try:
-        if args.resamples < 1:
-            raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
-        comparison = compare_results(
-            args.results,
-            args.key,
-            resamples=args.resamples,
-            seed=args.seed,
-            confidence=args.confidence,
-            force=args.force,
-        )
-        if args.plot:
-            plot(comparison, args.plot)
-    except (ValueError, KeyError, OSError) as error:
-        print(f"argbench compare: error: {error}", file=sys.stderr)
-        return 1
+    # errors go through argbench.cli.main: exit 2 for bad input, as documented
+    if args.resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
+    if args.plot:
+        from argbench.io import claim_output
+
+        claim_output(args.plot, inputs=args.results, suffixes=(".png",), what="--plot")
+    comparison = compare_results(
+        args.results,
+        args.key,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        force=args.force,
+    )
+    if args.plot:
+        plot(comparison, args.plot)
     if args.json:
         print(json.dumps(plain(comparison), ensure_ascii=False, allow_nan=False, indent=1))
     else:
@@ -129,6 +132,8 @@ def plot(c: dict, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from argbench.io import save_figure
+
     systems = c["systems"]
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(systems)))
     y = list(range(len(systems)))[::-1]
@@ -140,5 +145,5 @@ def plot(c: dict, path) -> None:
     ax.set_title(f"{(c.get('dataset') or {}).get('name', '')}: {c['n_items']:,} items", fontsize=10)
     ax.margins(y=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

@@ -15,8 +15,16 @@ import shlex
 import sys
 from pathlib import Path
 
-from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
-from argbench.cli._io import read_json
+from argbench.cli import (
+    UsageError,
+    add_data_options,
+    add_num_proc,
+    check_dataset,
+    finite_float,
+    positive_int,
+    seed_int,
+)
+from argbench.io import read_json
 from argbench.metrics import list_metrics, metric_path, output_meanings
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
@@ -141,9 +149,11 @@ def add_commands(subparsers) -> None:
     ev.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
     )
-    ev.add_argument("--resamples", type=int, default=10_000, help="--ci resamples (10,000)")
-    ev.add_argument("--seed", type=int, default=0, help="--ci random seed (0)")
-    ev.add_argument("--confidence", type=float, default=0.95, help="--ci level (0.95)")
+    ev.add_argument(
+        "--resamples", type=positive_int, default=10_000, help="--ci resamples (10,000)"
+    )
+    ev.add_argument("--seed", type=seed_int, default=0, help="--ci random seed (0)")
+    ev.add_argument("--confidence", type=finite_float, default=0.95, help="--ci level (0.95)")
     ev.add_argument(
         "--column",
         action="append",
@@ -160,7 +170,9 @@ def add_commands(subparsers) -> None:
     )
     ev.add_argument("--model", help="model option: sentence-transformers/NLI name or folder")
     ev.add_argument(
-        "--threshold", type=float, help="threshold option (cq_reference_match, claim_relation)"
+        "--threshold",
+        type=finite_float,
+        help="threshold option (cq_reference_match, claim_relation)",
     )
     ev.add_argument("--matcher", help="matcher option of cq_reference_match: sts or llm")
     ev.add_argument("--references", help="cq_reference_match: references file (validation.json)")
@@ -209,6 +221,12 @@ def add_commands(subparsers) -> None:
 
 def _cmd_evaluate(args) -> int:
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
+    if args.metric == "cq_reference_match" and result.get("n_long"):
+        print(
+            f"note: {result['n_long']:,} intervention(s) had more than 3 questions: only the "
+            "first 3 of each were scored (the paper's protocol; max_q in the signature)",
+            file=sys.stderr,
+        )
     if args.out:
         write_results(doc, args.out)
     if args.json:
@@ -255,6 +273,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         raise UsageError("--out needs --dataset: a results file names the split it scored")
     if (args.allow_missing or args.id) and not (args.input and args.dataset):
         raise UsageError("--allow-missing and --id go with FILE --dataset (predictions)")
+    _claim_outputs(args)
     if args.dev:
         if "threshold" in options:
             raise UsageError("give --threshold or --dev, not both")
@@ -265,23 +284,17 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         doc = None
     elif args.input and args.dataset:
         _check_dataset(args)
-        doc = evaluate_predictions(
-            args.metric,
-            args.input,
-            args.dataset,
-            args.config,
-            args.split,
-            options=options,
-            columns=_column_overrides(args),
-            id_fields=args.id.split(",") if args.id else None,
-            allow_missing=args.allow_missing,
-            system=args.system,
-            sources=args.sources,
-            cache_dir=args.cache_dir,
-            num_proc=args.num_proc,
-            command=_command(args),
-            note=note,
-        )
+        try:
+            doc = _evaluate_predictions(args, options, note)
+        except ValueError as error:
+            columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
+            fitting = _configs_with(args.dataset, columns)
+            if not fitting or args.config is None or args.config in fitting:
+                raise
+            raise ValueError(
+                f"{error}; {args.metric} reads {', '.join(sorted(_fields(columns)))} from the "
+                f"split: use --config {' or '.join(fitting)}"
+            ) from None
         result = doc["result"]
         missing = (
             f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
@@ -307,6 +320,24 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
+            fitting = _configs_with(args.dataset, columns) if args.dataset else None
+            if fitting is not None and split is not None and split.config not in fitting:
+                references = {k: v for k, v in columns.items() if k != "predictions"}
+                scored = _configs_with(args.dataset, references) if references else []
+                if fitting:
+                    hint = f"use --config {' or '.join(fitting)}"
+                elif scored:
+                    hint = (
+                        f"{args.dataset} holds no {columns['predictions']!r} predictions: score "
+                        f"a predictions FILE with --dataset {args.dataset} --config "
+                        f"{' or '.join(scored)}"
+                    )
+                else:
+                    hint = f"no config of {args.dataset} has them"
+                raise ValueError(
+                    f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
+                    f"{split.label()} does not have ({error}): {hint}"
+                ) from None
             raise
         result = compute(**inputs, **options)
         doc = None
@@ -326,6 +357,68 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     n = len(next(iter(inputs.values())))
     _plot(args, result, source, note)
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _claim_outputs(args) -> None:
+    """--out and --plot checked (writable, not an input) and locked before any work."""
+    from argbench.io import claim_output
+    from argbench.scoring._checks import check_text
+
+    inputs = [args.input, args.dev, args.references, args.dataset]
+    if args.out:
+        claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
+        # the results file records these: one UTF-8 cannot store would fail after the work
+        check_text(args.system or "", "--system")
+        check_text(_command(args), "the command line (a file name that is not UTF-8?)")
+    if args.plot:
+        claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
+
+
+def _evaluate_predictions(args, options, note) -> dict:
+    return evaluate_predictions(
+        args.metric,
+        args.input,
+        args.dataset,
+        args.config,
+        args.split,
+        options=options,
+        columns=_column_overrides(args),
+        id_fields=args.id.split(",") if args.id else None,
+        allow_missing=args.allow_missing,
+        system=args.system,
+        sources=args.sources,
+        cache_dir=args.cache_dir,
+        num_proc=args.num_proc,
+        command=_command(args),
+        note=note,
+    )
+
+
+def _fields(columns: dict) -> set[str]:
+    return {field.split(".")[0] for field in columns.values()}
+
+
+def _configs_with(dataset: str, columns: dict) -> list[str] | None:
+    """The configs of argbench dataset ``dataset`` whose rows hold every field ``columns``
+    reads (from the loaders' declared features, nothing built); None for other datasets."""
+    import argbench
+
+    if dataset not in argbench.list_datasets():
+        return None
+    from types import SimpleNamespace
+
+    from argbench.loaders import builder_class
+
+    cls = builder_class(dataset)
+    out = []
+    for config in cls.BUILDER_CONFIGS:
+        try:
+            features = cls._features(SimpleNamespace(config=config))
+        except Exception:  # noqa: BLE001 - a loader whose features need more: not suggested
+            continue
+        if _fields(columns) <= set(features):
+            out.append(config.name)
+    return out
 
 
 def _dev_options(args, features, note) -> dict:
@@ -364,6 +457,7 @@ def plot_curve(result: dict, path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from argbench.io import save_figure
     from argbench.scoring.claim_relation import draw_pr_curve
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -371,7 +465,7 @@ def plot_curve(result: dict, path, title: str) -> None:
     ax.set(title=title, xlabel="recall", ylabel="precision")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

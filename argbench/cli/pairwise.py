@@ -6,8 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-from argbench.cli import add_data_options
-from argbench.cli._io import check_output, read_records, write_records
+from argbench.cli import add_data_options, finite_float, positive_int, seed_int
+from argbench.io import claim_output, read_records, write_records
 
 
 def add_commands(subparsers) -> None:
@@ -34,8 +34,14 @@ def add_commands(subparsers) -> None:
         help="outcome values meaning 'A wins', 'B wins', 'tie' (default: a,b,tie)",
     )
     fit.add_argument("--group", help="column to fit separately by (e.g. a topic)")
-    fit.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
-    fit.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    fit.add_argument(
+        "--allow-nonconverged",
+        action="store_true",
+        help="write the scores even when a fit did not converge, with a 'converged' column "
+        "(default: no scores, exit 1)",
+    )
+    fit.add_argument("--regularization", type=finite_float, default=0.3, help="λ (default 0.3)")
+    fit.add_argument("--threshold", type=finite_float, default=0.01, help="τ (default 0.01)")
     fit.add_argument(
         "--normalize",
         choices=["zscore", "minmax", "none"],
@@ -61,14 +67,26 @@ def add_commands(subparsers) -> None:
     )
     simulate.add_argument("--judgments", default="5,4,3,2,1", help="x values (default 5,4,3,2,1)")
     simulate.add_argument("--groups", default="2,4,8,16,32", help="k values (default 2,4,8,16,32)")
-    simulate.add_argument("--topics", type=int, default=20, help="debate sides drawn (default 20)")
-    simulate.add_argument("--items", type=int, default=32, help="arguments per side (default 32)")
-    simulate.add_argument("--repeats", type=int, default=1, help="design draws per side and cell")
-    simulate.add_argument("--bootstrap", type=int, default=10_000, help="bootstrap resamples")
-    simulate.add_argument("--seed", type=int, default=0)
-    simulate.add_argument("--workers", type=int, default=1, help="processes over the sides")
-    simulate.add_argument("--regularization", type=float, default=0.3, help="λ (default 0.3)")
-    simulate.add_argument("--threshold", type=float, default=0.01, help="τ (default 0.01)")
+    simulate.add_argument(
+        "--topics", type=positive_int, default=20, help="debate sides drawn (default 20)"
+    )
+    simulate.add_argument(
+        "--items", type=positive_int, default=32, help="arguments per side (default 32)"
+    )
+    simulate.add_argument(
+        "--repeats", type=positive_int, default=1, help="design draws per side and cell"
+    )
+    simulate.add_argument(
+        "--bootstrap", type=positive_int, default=10_000, help="bootstrap resamples"
+    )
+    simulate.add_argument("--seed", type=seed_int, default=0)
+    simulate.add_argument(
+        "--workers", type=positive_int, default=1, help="processes over the sides"
+    )
+    simulate.add_argument(
+        "--regularization", type=finite_float, default=0.3, help="λ (default 0.3)"
+    )
+    simulate.add_argument("--threshold", type=finite_float, default=0.01, help="τ (default 0.01)")
     simulate.add_argument("--out", help="also write the rows to this .csv or .jsonl file")
     add_data_options(simulate)
     simulate.set_defaults(run=_cmd_simulate)
@@ -140,21 +158,48 @@ def _fit_webis(args) -> tuple[list[dict], list]:
 
 
 def _cmd_fit(args) -> int:
-    check_output(args.out)
+    claim_output(args.out, inputs=[args.judgments])
     rows, fits = _fit_webis(args) if args.webis else _fit_file(args)
-    write_records(args.out, rows)
     iterations = max(f.iterations for _, f in fits)
     gradient = max(f.gradient_norm for _, f in fits)
     not_converged = [key for key, f in fits if not f.converged]
-    print(
-        f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments, "
-        f"{len(rows):,} score rows -> {args.out}; max iterations {iterations}, "
-        f"max |gradient| {gradient:.1e}, log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
+    judged = f"{len(fits)} fit(s), {sum(f.n_comparisons for _, f in fits):,} judgments"
+    fitted = (
+        f"max iterations {iterations}, max |gradient| {gradient:.1e}, "
+        f"log-likelihood {sum(f.log_likelihood for _, f in fits):.4f}"
     )
+    summary = f"{judged}, {fitted}"
+    if not_converged and not args.allow_nonconverged:
+        raise RuntimeError(
+            f"{len(not_converged)} of {len(fits)} fit(s) did not converge ({summary}): "
+            f"{_keys(not_converged)}; no scores written to {args.out}. Raise --threshold or "
+            "--regularization, or pass allow_nonconverged=True to write them flagged"
+        )
+    if args.allow_nonconverged:
+        bad = set(not_converged)
+        for row in rows:
+            if args.webis:
+                row["converged"] = not any((row["topic_id"], d) in bad for _, d in fits_keys(fits))
+            else:
+                row["converged"] = (row.get(args.group) if args.group else None,) not in bad
+    write_records(args.out, rows)
+    print(f"{judged}, {len(rows):,} score rows -> {args.out}; {fitted}")
     if not_converged:
-        print(f"warning: not converged: {not_converged}", file=sys.stderr)
-        return 1
+        print(
+            f"warning: {len(not_converged)} fit(s) did not converge: {_keys(not_converged)}; "
+            "their rows say converged=false (--allow-nonconverged)",
+            file=sys.stderr,
+        )
     return 0
+
+
+def fits_keys(fits) -> list:
+    return [key for key, _ in fits]
+
+
+def _keys(keys) -> str:
+    shown = ", ".join(str(k[0] if len(k) == 1 else k) for k in keys[:5])
+    return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
 def _ints(text: str, option: str) -> list[int]:
@@ -168,6 +213,8 @@ def _cmd_simulate(args) -> int:
     from argbench.reproduce.webis import paper_agreement, paper_table1
     from argbench.scoring.sparsification import sparsification_study
 
+    if args.out:
+        claim_output(args.out)
     start = time.perf_counter()
     rows = sparsification_study(
         judgments=_ints(args.judgments, "--judgments"),

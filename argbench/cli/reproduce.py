@@ -8,10 +8,13 @@ from argbench.cli import add_data_options
 
 
 def _cmd_reproduce(args) -> int:
+    from argbench.io import claim_output
     from argbench.layout import output_folder
     from argbench.reproduce import reproduce
 
     output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
+    for name in ("report.md", "report.json"):  # writable, and no other run writing them
+        claim_output(Path(args.out) / name, suffixes=None, what="--out")
 
     sections = reproduce(
         args.out,

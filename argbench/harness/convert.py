@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from argbench.harness import tasks
+from argbench.io import read_json
 
 PREFIX = "argbench_"  # lm-eval task names
 INSPECT_PREFIX = "argbench/"
@@ -58,8 +59,6 @@ def _is_inspect(path: Path) -> bool:
 
 
 def _lm_eval_run(results_file: Path, command) -> list:
-    from argbench.cli._io import read_json
-
     run = read_json(results_file)
     stamp = results_file.stem.removeprefix("results_")
     config = run.get("config") or {}

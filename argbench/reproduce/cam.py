@@ -19,7 +19,7 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
     ``aac_by_answer``). The judge is ``--judge`` (an LLM name; a callable in tests); without
     one the row is marked not run."""
     item, key = f"{config} / AAC", f"cam/table3/{config}/aac"
-    if not ctx.judge:
+    if not ctx.judge:  # decided before loading anything
         note = (
             "not run: no judge configured (--judge MODEL with OPENAI_BASE_URL and OPENAI_API_KEY)"
         )

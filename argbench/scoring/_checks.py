@@ -57,6 +57,34 @@ def mean_or_nan(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else float("nan")
 
 
+def as_plain(column):
+    """What the ecosystem passes for a column, as Python values: numpy arrays, torch tensors
+    and pandas Series (``tolist()``), a ``datasets`` Column or any other sequence of them
+    (0-d tensors, numpy scalars: ``item()``). Lists of plain values are returned as they are
+    (checked cheaply on the first item), so a million strings are not copied."""
+    if column is None or isinstance(column, (str, bytes, dict)):
+        return column
+    if hasattr(column, "tolist") and not isinstance(column, (list, tuple)):
+        return column.tolist()  # numpy, torch, pandas: nested values converted too
+    if not isinstance(column, (list, tuple)):
+        if not hasattr(column, "__iter__"):
+            return column
+        column = list(column)  # datasets Column, generators of rows, ranges
+    first = next((v for v in column if v is not None), None)
+    if first is not None and (
+        hasattr(first, "tolist")
+        or (
+            not isinstance(first, (str, bytes, dict))
+            and hasattr(first, "__iter__")
+            and not isinstance(first, (list, tuple))
+        )
+    ):
+        return [None if v is None else as_plain(v) for v in column]
+    if isinstance(first, (list, tuple)) and first and hasattr(first[0], "tolist"):
+        return [None if v is None else as_plain(v) for v in column]
+    return column
+
+
 def check_value(value, spec, where: str) -> None:
     """``value`` fits ``spec``, an entry of a metric's plain ``INPUTS`` (see argbench.scoring),
     exactly as it is: an int is an int (not 1.9, not True), a string is a string UTF-8 can

@@ -56,9 +56,9 @@ def _pairs(predictions, references, excerpts):
             if not isinstance(argument, str):
                 raise TypeError(f"references[{i}][{j}] must be a str, got {argument!r}")
         if excerpts == "argbench":
-            groups = [(e.text, e.numbers) for e in parse_citations(answer)]
+            groups = [(e.text, e.numbers) for e in parse_citations(answer, f"predictions[{i}]")]
         else:
-            groups = notebook_citations(answer)
+            groups = notebook_citations(answer, f"predictions[{i}]")
         rows, any_number = [], False
         for text, numbers in groups:
             for number in numbers:
@@ -182,7 +182,9 @@ def argument_answer_coherence(
         )
         prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
         endpoint = endpoint_from(llm)
-        replies = endpoint.complete(prompts, system=SYSTEM_PROMPT)
+        replies = endpoint.complete(
+            prompts, system=SYSTEM_PROMPT, keep_going=on_failure == "incomplete"
+        )
         decisions = [_parse_reply(r) for r in replies]
         fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]
     else:

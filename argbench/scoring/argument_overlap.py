@@ -72,7 +72,7 @@ def argument_overlap(
         if excerpts == "notebook":
             found = [text for text, _ in notebook_excerpts(answer)]
         else:
-            found = [e.text for e in parse_citations(answer) if e.text]
+            found = [e.text for e in parse_citations(answer, f"predictions[{i}]") if e.text]
         if not found:
             continue
         # the notebook drops the "N." token: arg.split()[1:] == text.split()

@@ -67,14 +67,18 @@ def argument_relevance(
                     f"references[{i}][{j}]: label {label} outside 0..{MAX_LABEL} (-1 or None: "
                     "unknown), the CAM relevance scale"
                 )
-        excerpts = parse_citations(answer)  # descriptive counts use argbench's reading
+        excerpts = parse_citations(
+            answer, f"predictions[{i}]"
+        )  # descriptive counts use argbench's reading
         groups += len(excerpts)
         generated += sum(e.generated for e in excerpts)
         counts["n_unparsed"] += sum(len(e.unparsed) for e in excerpts)
         if semantics == "strict":
             used = {num for e in excerpts for num in e.numbers}
         else:
-            used = {num for _, ids in notebook_citations(answer) for num in ids}
+            used = {
+                num for _, ids in notebook_citations(answer, f"predictions[{i}]") for num in ids
+            }
         relevant = {
             j + 1 for j, lab in enumerate(labels) if lab is not None and lab >= relevance_threshold
         }

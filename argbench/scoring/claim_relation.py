@@ -112,6 +112,14 @@ def _prf(labels: np.ndarray, predicted: np.ndarray) -> dict:
     }
 
 
+def _all_zero_one(values) -> bool:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return array.ndim == 1 and array.size > 0 and bool(np.isin(array, (0.0, 1.0)).all())
+
+
 def claim_relation(
     predictions: Sequence,
     references: Sequence,
@@ -128,10 +136,19 @@ def claim_relation(
     positive decision when ``score >= threshold``; ``threshold`` is given, or chosen on
     ``dev_predictions`` / ``dev_references`` to maximise F1 (the paper's model selection).
     """
+    from argbench.scoring._checks import as_plain
+
+    # torch tensors, numpy arrays, pandas Series, datasets columns: as Python values
+    predictions, references = as_plain(predictions), as_plain(references)
+    dev_predictions, dev_references = as_plain(dev_predictions), as_plain(dev_references)
     n = check_same_length(predictions=predictions, references=references)
     labels = _labels("references", references)
     result: dict = {"n_examples": n, "n_positive": int(labels.sum())}
     dev_given = dev_predictions is not None or dev_references is not None
+    if not hard_labels and threshold is None and not dev_given and _all_zero_one(predictions):
+        # 0/1 predictions and no threshold: decisions, as evaluate's evaluator passes them
+        # (label ids); the signature says hard-labels
+        hard_labels = True
     if hard_labels:
         if threshold is not None or dev_given:
             raise ValueError("hard_labels=True takes no threshold and no development data")
@@ -163,6 +180,8 @@ def claim_relation(
         )
     elif isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
+    elif not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
     out = {
         "auroc": roc_auc(labels, scores),
         **_prf(labels.astype(bool), scores >= threshold),

@@ -111,6 +111,7 @@ def cq_human_agreement(
         model=model,
         threshold=-1.0 if sts else match_options.pop("threshold", 0.65),
         label_names=label_names,
+        max_questions="all",  # every question is labelled: the study compares labels
         **match_options,
     )
     raw = [label for row in matched["labels"] for label in row]
@@ -203,6 +204,7 @@ def leave_one_submission_out(
                 model=model,
                 threshold=threshold,
                 label_names=label_names,
+                max_questions="all",
                 **match_options,
             )
             predicted += [label for row in matched["labels"] for label in row]

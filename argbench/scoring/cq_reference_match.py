@@ -171,14 +171,14 @@ def _parse_reply(reply, n_refs: int) -> tuple:
     return (ISSUE, None, None, (reply, "unparseable reply"))
 
 
-def _llm_match(predictions, references, endpoint, template):
+def _llm_match(predictions, references, endpoint, template, keep_going=False):
     prompts, where = [], []
     for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
         listing = "\n".join(f"{k}: {r['cq']}" for k, r in enumerate(refs))
         for j, question in enumerate(qs or []):
             prompts.append(template.fill(references=listing, question=question))
             where.append((i, j))
-    replies = endpoint.complete(prompts)
+    replies = endpoint.complete(prompts, keep_going=keep_going)
     out = [None if qs is None else [None] * len(qs) for qs in predictions]
     for (i, j), reply in zip(where, replies, strict=True):
         out[i][j] = _parse_reply(reply, len(references[i]))
@@ -218,7 +218,7 @@ def cq_reference_match(
     matcher: str | Callable = "sts",
     model=DEFAULT_MODEL,
     threshold: float = 0.65,
-    max_questions: int | None = None,
+    max_questions: int | None = QUESTIONS,
     label_names: Sequence[str] = LABELS,
     intervention_ids: Sequence[str] | None = None,
     revision: str | None = None,
@@ -262,14 +262,36 @@ def cq_reference_match(
             f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
             "not a percentage)"
         )
-    if max_questions is not None and max_questions < 1:
-        raise ValueError(f"max_questions must be >= 1 or None, got {max_questions}")
+    if max_questions not in (None, "all") and (
+        isinstance(max_questions, bool)
+        or not isinstance(max_questions, int)
+        or not 1 <= max_questions <= QUESTIONS
+    ):
+        raise ValueError(
+            f"max_questions must be 1..{QUESTIONS} (score the first N questions of each "
+            f"intervention), None (refuse more than {QUESTIONS}) or 'all' (label every "
+            f"question; score Useful / max({QUESTIONS}, n)), got {max_questions!r}: the score "
+            f"divides by {QUESTIONS}, so more questions could give a share above 1"
+        )
+    label_all = max_questions == "all"
     label_names = list(label_names)
     refs = _check_references(references, label_names)
     raw = _check_predictions(predictions)
     n_long = sum(1 for qs in raw if qs is not None and len(qs) > QUESTIONS)
     n_short = sum(1 for qs in raw if qs is not None and len(qs) < QUESTIONS)
-    preds = [qs if qs is None or max_questions is None else qs[:max_questions] for qs in raw]
+    if max_questions is None and n_long:
+        first = next(i for i, qs in enumerate(raw) if qs is not None and len(qs) > QUESTIONS)
+        name = f" ({intervention_ids[first]!r})" if intervention_ids is not None else ""
+        raise ValueError(
+            f"predictions[{first}]{name}: {len(raw[first])} questions, {n_long} intervention(s) "
+            f"with more than {QUESTIONS}; the score is Useful/{QUESTIONS} (the paper's protocol: "
+            f"{QUESTIONS} questions per intervention), so it could exceed 1. Pass "
+            f"max_questions={QUESTIONS} to score the first {QUESTIONS} of each (the default), "
+            "or give at most three"
+        )
+    preds = [
+        qs if qs is None or max_questions is None or label_all else qs[:max_questions] for qs in raw
+    ]
 
     if callable(matcher):
         decided = _callable_match(preds, refs, matcher)
@@ -302,7 +324,7 @@ def cq_reference_match(
             ("references", "question"),
         )
         endpoint = endpoint_from(llm)
-        decided = _llm_match(preds, refs, endpoint, template)
+        decided = _llm_match(preds, refs, endpoint, template, keep_going=on_failure == "incomplete")
         fields = [("matcher", "llm"), *endpoint.signature_fields(template.text)]
     else:
         raise ValueError(f"matcher must be 'sts', 'llm' or a callable, got {matcher!r}")
@@ -330,9 +352,14 @@ def cq_reference_match(
         matched_ids.append(ids)
         similarities.append(sims)
         # an intervention that lost a judgment has no score (only with on_failure="incomplete")
-        scores.append(None if ISSUE in lab else lab.count("Useful") / QUESTIONS)
+        # "all": a share of Useful over max(3, n) questions, never above 1
+        denominator = max(QUESTIONS, len(lab)) if label_all else QUESTIONS
+        scores.append(None if ISSUE in lab else lab.count("Useful") / denominator)
 
-    fields.append(("max_q", "all" if max_questions is None else int(max_questions)))
+    # max_q:N = the first N questions of each intervention scored; refuse = more than 3 refused
+    fields.append(
+        ("max_q", "refuse" if max_questions is None else "all" if label_all else int(max_questions))
+    )
     if label_names != LABELS:
         fields.append(("labels", label_names))
     counts = Counter(label for lab in labels for label in lab)

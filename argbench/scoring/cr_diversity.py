@@ -197,16 +197,42 @@ def _ranks(keys):
     return ids, int(ranks[-1]) + 1
 
 
-def cr_diversity(predictions: Sequence[str], algorithm: str = "gzip", num_n: int = 4) -> dict:
+EMPTY = ("exclude", "error", "keep")
+
+
+def cr_diversity(
+    predictions: Sequence[str], algorithm: str = "gzip", num_n: int = 4, empty: str = "exclude"
+) -> dict:
     """The CQs-Gen diversity figures of one system's generated texts.
 
-    Corpus-level numbers: no per-item scores (see the card on comparing systems)."""
+    ``empty``: what an empty or whitespace-only text means. ``"exclude"`` (default): left out,
+    and ``n_empty`` says how many (``diversity`` 0.3.1 joins them in as bare spaces, which
+    compress badly, so a system answering "" scored as highly diverse); ``"error"``: refused;
+    ``"keep"``: as ``diversity`` does. Corpus-level numbers: no per-item scores (see the card
+    on comparing systems)."""
+    if empty not in EMPTY:
+        raise ValueError(f"empty must be one of {', '.join(EMPTY)}, got {empty!r}")
+    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, Sequence):
+        raise TypeError(f"predictions must be a list of str, got {type(predictions).__name__}")
+    blank = [i for i, t in enumerate(predictions) if isinstance(t, str) and not t.strip()]
+    if blank and empty == "error":
+        raise ValueError(
+            f"predictions[{blank[0]}] is empty ({len(blank)} empty text(s)): an empty text has "
+            "no defined diversity; pass empty='exclude' to leave them out"
+        )
+    if blank and empty == "exclude":
+        if len(blank) == len(predictions):
+            raise ValueError(f"all {len(predictions)} predictions are empty: nothing to measure")
+        skip = set(blank)
+        predictions = [t for i, t in enumerate(predictions) if i not in skip]
     ratio = compression_ratio(predictions, algorithm)
     return {
         "compression_ratio": ratio,
         "cr_diversity": 1 / ratio,
         "ngram_diversity": ngram_diversity(predictions, num_n),
+        "n_texts": len(predictions),
+        "n_empty": len(blank),
         "signature": Signature(
-            "cr_diversity", [("compressor", algorithm), ("ngram_n", num_n)]
+            "cr_diversity", [("compressor", algorithm), ("ngram_n", num_n), ("empty", empty)]
         ).render(),
     }

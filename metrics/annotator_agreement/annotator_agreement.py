@@ -61,11 +61,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(CheckedInputs, evaluate.Metric):
+class AnnotatorAgreement(CheckedInputs, evaluate.Measurement):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
 
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,

@@ -9,4 +9,8 @@ from pathlib import Path
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-launch_gradio_widget(evaluate.load(str(Path(__file__).with_name("annotator_agreement.py"))))
+launch_gradio_widget(
+    evaluate.load(
+        str(Path(__file__).with_name("annotator_agreement.py")), module_type="measurement"
+    )
+)

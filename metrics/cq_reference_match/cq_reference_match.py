@@ -30,8 +30,10 @@ Args:
         "stsb-mpnet-base-v2"); embeddings are cached on disk (argbench.embedding).
     threshold (float): similarity must be > threshold. Default 0.65 (the paper; the public
         script's default is 0.6).
-    max_questions (int or None): score only the first N questions per intervention. Default
-        None: all, as the public script (4 Useful questions then give 4/3).
+    max_questions (int 1..3 or None): score only the first N questions per intervention.
+        Default 3, the paper's protocol (the score is Useful/3, so more could exceed 1);
+        None refuses an intervention with more than 3 questions; "all" labels every question
+        (score Useful / max(3, n)). In the signature (max_q).
     intervention_ids (list of str, optional): echoed in the output. An input like predictions
         (add_batch takes it, and distributed evaluation gathers it).
     llm (dict or argbench.llm.ChatEndpoint): endpoint options (model, base_url, api_key,
@@ -84,7 +86,7 @@ class CqReferenceMatch(OptionalInputs, CheckedInputs, evaluate.Metric):
         matcher="sts",
         model=DEFAULT_MODEL,
         threshold=0.65,
-        max_questions=None,
+        max_questions=3,
         label_names=LABELS,
         intervention_ids=None,
         revision=None,

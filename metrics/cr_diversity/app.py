@@ -9,4 +9,6 @@ from pathlib import Path
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-launch_gradio_widget(evaluate.load(str(Path(__file__).with_name("cr_diversity.py"))))
+launch_gradio_widget(
+    evaluate.load(str(Path(__file__).with_name("cr_diversity.py")), module_type="measurement")
+)

@@ -31,8 +31,11 @@ Args:
     predictions (list of str): the generated texts of one system.
     algorithm (str): "gzip" (default), "zstd" or "xz".
     num_n (int): largest n-gram size for ngram_diversity, default 4.
+    empty (str): empty or whitespace-only texts: "exclude" (default; counted in n_empty),
+        "error", or "keep" (as the diversity package: they score as diverse).
 Returns:
-    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); signature.
+    compression_ratio, cr_diversity, ngram_diversity (unrounded floats); n_texts, n_empty;
+    signature.
 Examples:
     >>> import argbench  # evaluate.load of this module's installed folder, from anywhere
     >>> metric = argbench.load_metric("cr_diversity")
@@ -43,11 +46,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrDiversity(CheckedInputs, evaluate.Metric):
+class CrDiversity(CheckedInputs, evaluate.Measurement):
     INPUTS = INPUTS  # checked by CheckedInputs before Features encode
 
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -55,5 +58,14 @@ class CrDiversity(CheckedInputs, evaluate.Metric):
             reference_urls=["https://pypi.org/project/diversity/0.3.1/"],
         )
 
-    def _compute(self, predictions, algorithm="gzip", num_n=4):
-        return cr_diversity(predictions, algorithm, num_n)
+    def compute(self, *, predictions=None, references=None, data=None, **kwargs):
+        """``data=``: evaluate's convention for a measurement's texts, and what
+        ``evaluator("text-generation")`` passes; the same as ``predictions=``."""
+        if data is not None:
+            if predictions is not None:
+                raise ValueError("give predictions= or data= (the same texts), not both")
+            predictions = data
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, predictions, algorithm="gzip", num_n=4, empty="exclude"):
+        return cr_diversity(predictions, algorithm, num_n, empty)
