@@ -150,29 +150,16 @@ def cli_page() -> str:
 
 
 def exit_code_rows() -> list[tuple[int, str, str]]:
-    """(status, meaning, exceptions) from the CLI's code. When the CLI holds its exit codes as
-    data (``argbench.cli.EXIT_CODES``, issue 22), they are used as they are."""
+    """(status, meaning, exceptions), from the CLI's own table (``argbench.cli.EXIT_CODES``) and
+    the exception classes ``argbench.cli.exit_status`` maps to each status."""
     import argbench.cli as cli
 
-    table = getattr(cli, "EXIT_CODES", None)
-    if table:
-        return [tuple(row) for row in table]
-    bad_input = ", ".join(f"`{e.__name__}`" for e in cli._BAD_INPUT)
-    return [
-        (0, "done", ""),
-        (
-            1,
-            "the run failed (an endpoint that stopped answering, failed judgments, a source "
-            "that cannot be fetched)",
-            "`RuntimeError`, `OSError` (other than the ones below)",
-        ),
-        (
-            2,
-            "bad usage or bad input (unknown name or option, a bad record, file or value: the "
-            "message names the record and field); argparse's own errors",
-            f"`UsageError`, {bad_input}",
-        ),
-    ]
+    raised = {
+        1: "`RuntimeError`, `OSError`, `MemoryError` (other than the ones for 2)",
+        2: "`UsageError`, " + ", ".join(f"`{e.__name__}`" for e in cli._BAD_INPUT),
+        130: "`KeyboardInterrupt`",
+    }
+    return [(status, meaning, raised.get(status, "")) for status, meaning in cli.EXIT_CODES.items()]
 
 
 def exit_codes_page() -> str:

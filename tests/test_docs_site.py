@@ -52,7 +52,7 @@ def test_cli_page_has_every_subcommand(hooks):
 
 def test_exit_codes_come_from_the_cli(hooks):
     rows = hooks.exit_code_rows()
-    assert [status for status, *_ in rows] == [0, 1, 2]
+    assert [status for status, *_ in rows] == [0, 1, 2, 130]
     assert "`FileNotFoundError`" in rows[2][2]
 
 
