@@ -167,8 +167,9 @@ def test_two_builds_into_one_out_at_once_both_succeed(fixture_mirror, cache_dir,
     assert "waiting for another build of cqs_gen" in "".join(b_lines)
     assert sorted(p.name for p in out.iterdir()) == ["cqs_gen"]  # the lock file is gone too
     assert layout.row_counts(out / "cqs_gen") == {
-        "interventions": {"test": 1, "validation": 2},
-        "questions": {"validation": 4},
+        "interventions": {"test": 2, "validation": 2},
+        "questions": {"test": 5, "validation": 4},
+        "extended": {"test": 2},
     }
 
 
