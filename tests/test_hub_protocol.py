@@ -1,0 +1,121 @@
+"""publish -> load from the Hub, end to end, against tests/hub_server.py with the real clients.
+
+Every dataset and config is published (fixtures) and loaded back with
+``datasets.load_dataset("org/x", config, revision="v1.0.0")`` in a fresh interpreter; rows,
+features, version and citation must equal the local build. The server fails loudly on any
+endpoint it does not implement, so each test also asserts that no unknown endpoint was called.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from datasets import Version
+
+import argbench
+from argbench.load import config_names
+from argbench.publish import publish
+from tests.conftest import FIXTURE_FILES, FIXTURES
+from tests.hub_helpers import Hub, load_from_hub, snapshot
+from tests.test_loaders_cam_webis import cam_mirror
+from tests.test_ukpconvarg1 import FILES as UKP_FILES
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    (tmp_path / "client-home").mkdir()
+    server = Hub(tmp_path / "hub-state", tmp_path / "client-home")
+    for name in ("ENDPOINT", "HF_HUB_OFFLINE"):  # Hub.api() changes them for this test only
+        monkeypatch.setattr(
+            huggingface_hub.constants, name, getattr(huggingface_hub.constants, name)
+        )
+    yield server
+    server.stop()
+
+
+def assert_only_known_endpoints(hub: Hub):
+    assert hub.calls()["unknown"] == [], "a client called an endpoint hub_server does not know"
+
+
+def mirror_for(name, fixture_mirror, tmp_path, monkeypatch):
+    from argbench.loaders import builder_class
+
+    if name == "cam_relevance":
+        return cam_mirror(fixture_mirror, tmp_path)
+    if name == "ukpconvarg1":
+        root = fixture_mirror(name, files=UKP_FILES)
+        cls = builder_class(name)
+        monkeypatch.setattr(cls, "SOURCES", {key: cls.SOURCES[key] for key in UKP_FILES})
+        return root
+    assert name in FIXTURE_FILES
+    return fixture_mirror(name)
+
+
+def local(name, mirror, cache_dir) -> dict:
+    return {
+        config: {
+            split: snapshot(data)
+            for split, data in argbench.load_dataset(
+                name, config, sources=mirror, cache_dir=cache_dir
+            ).items()
+        }
+        for config in config_names(name)
+    }
+
+
+@pytest.mark.parametrize("name", argbench.list_datasets())
+def test_published_dataset_loads_back_the_same(
+    name, hub, fixture_mirror, cache_dir, tmp_path, monkeypatch
+):
+    mirror = mirror_for(name, fixture_mirror, tmp_path, monkeypatch)
+    repo = f"org/{name.replace('_', '-')}"
+    plan = publish(name, repo, sources=mirror, cache_dir=cache_dir, api=hub.api())
+    assert plan["tag"] == "v1.0.0"
+    loaded = load_from_hub(hub, repo, config_names(name), "v1.0.0")
+    expected = local(name, mirror, cache_dir)
+    assert set(loaded) == set(expected)
+    for config, splits in expected.items():
+        assert set(loaded[config]) == set(splits), config
+        for split, want in splits.items():
+            got = loaded[config][split]
+            assert got["features"] == want["features"], (config, split)
+            assert got["rows"] == want["rows"], (config, split)
+            assert got["version"] == want["version"] == "1.0.0"
+            assert got["citation"] == want["citation"] and want["citation"]
+    assert_only_known_endpoints(hub)
+
+
+def test_republishing_a_version_is_refused_and_a_new_version_gets_its_own_tag(
+    hub, fixture_mirror, cache_dir, tmp_path, monkeypatch
+):
+    from argbench.loaders import builder_class
+
+    mirror = fixture_mirror("cqs_gen")
+    api = hub.api()
+    first = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=api)
+    with pytest.raises(RuntimeError, match="already has tag v1.0.0"):
+        publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=api)
+    # a changed corpus under a new version: the fixture with one intervention less
+    validation = json.loads((FIXTURES / "cqs_gen" / "validation.json").read_text())
+    dropped = sorted(validation)[0]
+    smaller = tmp_path / "validation.json"
+    smaller.write_text(json.dumps({k: v for k, v in validation.items() if k != dropped}))
+    mirror = fixture_mirror("cqs_gen", overrides={"validation": smaller})
+    cls = builder_class("cqs_gen")
+    for holder in (cls, *cls.BUILDER_CONFIGS):  # a loader bumps VERSION, its configs carry it
+        monkeypatch.setattr(holder, "VERSION" if holder is cls else "version", Version("1.1.0"))
+    second = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir + "-2", api=api)
+    assert (first["tag"], second["tag"]) == ("v1.0.0", "v1.1.0")
+    assert first["commit"] != second["commit"]
+    refs = api.list_repo_refs("org/cqs-gen", repo_type="dataset")
+    tags = {ref.name: ref.target_commit for ref in refs.tags}
+    assert tags == {"v1.0.0": first["commit"], "v1.1.0": second["commit"]}
+    old = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.0.0")["interventions"]
+    new = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.1.0")["interventions"]
+    ids = {r["intervention_id"] for r in old["validation"]["rows"]}
+    assert ids - {r["intervention_id"] for r in new["validation"]["rows"]} == {dropped}
+    assert (old["validation"]["version"], new["validation"]["version"]) == ("1.0.0", "1.1.0")
+    assert_only_known_endpoints(hub)
