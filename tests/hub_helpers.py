@@ -134,3 +134,27 @@ def load_from_hub(hub: Hub, repo_id: str, configs: list[str], revision: str | No
     code = SNAPSHOT_DEF + textwrap.dedent(snapshot_code(repo_id, configs, revision))
     done = hub.run(code)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def evaluate_only_venv() -> Path:
+    """A venv with ``evaluate`` (this environment's version) and its dependencies, not argbench:
+    where a Space's user is. Made once (pip's cache makes it ~35 s) under
+    ``$ARGBENCH_TEST_VENVS`` (default ``~/.cache/argbench-test-venvs``), then reused."""
+    import shutil
+    from importlib.metadata import version
+
+    root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
+    wanted = f"evaluate=={version('evaluate')}"
+    target = root / f"{wanted.replace('==', '-')}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    python, complete = target / "bin" / "python", target / ".complete"
+    if complete.is_file():
+        return python
+    shutil.rmtree(target, ignore_errors=True)  # a half-made one
+    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", wanted], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"cannot make a venv with {wanted}: {done.stderr[-2000:]}")
+    complete.write_text(wanted)
+    return python

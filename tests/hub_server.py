@@ -387,6 +387,10 @@ class Handler(BaseHTTPRequestHandler):
             headers["Content-Length"] = str(full)
         self._send(status, data, headers, content_type="application/octet-stream")
 
+    def agent_harnesses(self, query):
+        """huggingface_hub >= 1.x fetches the registry of AI-agent env vars (telemetry)."""
+        self._send(200, {"standardEnvVars": [], "harnesses": {}})
+
     def validate_yaml(self, query):
         """The card's front matter must be YAML mapping (the Hub checks more; errors alike)."""
         import yaml
@@ -418,6 +422,7 @@ ROUTES = [
     ("GET", rf"/(?P<prefix>datasets/|spaces/|){REPO}/resolve/{REV}/(?P<path>.+)", Handler.resolve),
     ("HEAD", rf"/(?P<prefix>datasets/|spaces/|){REPO}/resolve/{REV}/(?P<path>.+)", Handler.resolve),
     ("POST", r"/api/validate-yaml", Handler.validate_yaml),
+    ("GET", r"/api/agent-harnesses", Handler.agent_harnesses),
 ]
 
 

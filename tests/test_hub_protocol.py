@@ -17,7 +17,7 @@ import argbench
 from argbench.load import config_names
 from argbench.publish import publish
 from tests.conftest import FIXTURE_FILES, FIXTURES
-from tests.hub_helpers import Hub, load_from_hub, snapshot
+from tests.hub_helpers import Hub, evaluate_only_venv, load_from_hub, snapshot
 from tests.test_loaders_cam_webis import cam_mirror
 from tests.test_ukpconvarg1 import FILES as UKP_FILES
 
@@ -118,4 +118,47 @@ def test_republishing_a_version_is_refused_and_a_new_version_gets_its_own_tag(
     ids = {r["intervention_id"] for r in old["validation"]["rows"]}
     assert ids - {r["intervention_id"] for r in new["validation"]["rows"]} == {dropped}
     assert (old["validation"]["version"], new["validation"]["version"]) == ("1.0.0", "1.1.0")
+    assert_only_known_endpoints(hub)
+
+
+SPACE_CHECK = """
+import json, sys
+import evaluate
+assert "argbench" not in sys.modules
+module = evaluate.load("org/argument_relevance", revision="v{version}")
+result = module.compute(predictions={predictions!r}, references={references!r})
+print(json.dumps({{"result": result, "bundled": sys.modules["argbench"].__file__}}))
+"""
+
+
+def test_published_metric_space_loads_with_evaluate_where_argbench_is_not_installed(hub):
+    """argbench publish --metric -> evaluate.load("org/argument_relevance") in a venv that has
+    evaluate and no argbench gives the local module's result."""
+    python = evaluate_only_venv()
+    missing = hub.run("import argbench", python=python, check=False)
+    assert "No module named 'argbench'" in missing.stderr  # really a venv without argbench
+    done = hub.cli(
+        "publish", "--metric", "argument_relevance", "--repo-id", "org/argument_relevance"
+    )
+    assert done.returncode == 0, done.stderr
+    predictions = ["A is faster [1, 2]. B is cheaper [generated].", "Both are fine [3]."]
+    references = [[3, 0, 2], [1, 2, 3]]
+    code = SPACE_CHECK.format(
+        version=argbench.__version__, predictions=predictions, references=references
+    )
+    out = json.loads(hub.run(code, python=python).stdout.strip().splitlines()[-1])
+    assert f"argbench-{argbench.__version__}.zip" in out["bundled"]
+    local_result = argbench.load_metric("argument_relevance").compute(
+        predictions=predictions, references=references
+    )
+    assert out["result"] == json.loads(json.dumps(local_result))
+    files = hub.api().list_repo_files("org/argument_relevance", repo_type="space")
+    assert sorted(files) == [
+        ".gitattributes",
+        "README.md",
+        "_argbench_bundle.py",
+        "app.py",
+        "argument_relevance.py",
+        "requirements.txt",
+    ]
     assert_only_known_endpoints(hub)

@@ -111,13 +111,14 @@ def test_publish_metric_uploads_the_folder_to_a_space_tagged_with_argbench_versi
     }
     upload = api.calls[2][1]
     assert upload["repo_type"] == "space"
-    assert upload["folder_path"] == str(metric_path("cr_diversity"))
+    assert upload["folder_path"].endswith("/cr_diversity")  # the Space folder (space_folder)
     assert "__pycache__/*" in upload["ignore_patterns"]
     tag = api.calls[3][2]
     assert tag["repo_type"] == "space" and tag["tag"] == f"v{argbench.__version__}"
     assert tag["revision"] == "abc123" and plan["commit"] == "abc123"
     assert [f["path"] for f in plan["files"]] == [
         "README.md",
+        "_argbench_bundle.py",
         "app.py",
         "cr_diversity.py",
         "requirements.txt",
