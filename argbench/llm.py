@@ -10,9 +10,11 @@ judgment: the judges raise :class:`JudgmentError` for any, or mark the result in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import subprocess
 import sys
 import threading
 import time
@@ -26,6 +28,7 @@ __all__ = [
     "LLMError",
     "PromptTemplate",
     "endpoint_from",
+    "serve_gguf",
 ]
 
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
@@ -106,6 +109,54 @@ def _reply_text(body: str) -> str | Failed:
     return content
 
 
+STRUCTURED = ("off", "json_schema", "json_object", "grammar", "auto")
+
+
+def _label_schema(choices) -> dict:
+    return {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": list(choices)}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _structured_options(mode: str, choices) -> dict:
+    """The request fields that hold the reply to one of ``choices``."""
+    if mode == "json_schema":  # OpenAI, vLLM, llama.cpp's llama-server
+        schema = {"name": "judgment", "strict": True, "schema": _label_schema(choices)}
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+    if mode == "json_object":  # llama-cpp-python's server (and llama-server)
+        return {"response_format": {"type": "json_object", "schema": _label_schema(choices)}}
+    if mode == "grammar":  # llama.cpp GBNF: the reply is the label itself
+        grammar = "root ::= " + " | ".join(_gbnf_literal(c) for c in choices)
+        return {"extra_body": {"grammar": grammar}}
+    raise ValueError(mode)
+
+
+def _structured_label(mode: str, content: str, choices) -> str | Failed:
+    """The label of a structured reply, or why the server did not keep to the structure."""
+    if mode == "grammar":
+        label = content.strip()
+    else:
+        try:
+            label = json.loads(content)["label"]
+        except (ValueError, KeyError, TypeError):
+            return Failed(
+                f"structured output ({mode}) asked, but the reply is not {{label}}",
+                content[:_SHOWN],
+            )
+    if label not in choices:
+        return Failed(
+            f"structured output ({mode}): {label!r} is not one of the labels", content[:_SHOWN]
+        )
+    return label
+
+
 class _Run:
     """Counters of one complete() call, shared by its worker threads."""
 
@@ -148,6 +199,8 @@ class ChatEndpoint:
         max_workers: int = 4,
         progress: Callable[[str], None] | bool | None = None,
         progress_every: float = 10.0,
+        structured: str = "off",
+        weights_sha256: str | None = None,
     ):
         self.model = model or os.environ.get(MODEL_ENV)
         if not self.model:
@@ -175,21 +228,34 @@ class ChatEndpoint:
         self.max_workers = max_workers
         self.progress = progress
         self.progress_every = progress_every
+        if structured not in STRUCTURED:
+            raise ValueError(f"llm structured must be one of {STRUCTURED}, got {structured!r}")
+        self.structured = structured
+        # the mode in use: "auto" is settled by the first request of a run (see _settle_mode)
+        self.structured_used = None if structured == "auto" else structured
+        self.weights_sha256 = weights_sha256
         self._client = None
 
     def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
         """What of this judge can change a metric's number, for the metric's signature: the
-        model, ``prompt`` (:func:`argbench.signature.short_hash` of the template text, preceded
-        by the system message actually sent and a NUL byte when there is one), the
-        temperature (``default``: the server's) and ``max_tokens`` when set."""
+        model (``name@sha256:<12>`` of the weights file when argbench started the server, since
+        a server answers to any name), ``prompt`` (:func:`argbench.signature.short_hash` of the
+        template text, preceded by the system message actually sent and a NUL byte when there
+        is one), the temperature (``default``: the server's), ``max_tokens`` when set, and
+        ``structured`` (the structured-output mode used; absent: free text and the parser)."""
         from argbench.signature import short_hash
 
         system = self.system if self.system is not None else system
         text = f"{system}\0{prompt_template}" if system else prompt_template
         temperature = "default" if self.temperature is None else float(self.temperature)
-        fields = [("llm", self.model), ("prompt", short_hash(text)), ("temp", temperature)]
+        model = self.model
+        if self.weights_sha256:  # argbench started the server: the weights, not a name
+            model = f"{self.model}@sha256:{self.weights_sha256[:12]}"
+        fields = [("llm", model), ("prompt", short_hash(text)), ("temp", temperature)]
         if self.max_tokens is not None:
             fields.append(("max_tokens", int(self.max_tokens)))
+        if self.structured_used not in (None, "off"):
+            fields.append(("structured", self.structured_used))
         return fields
 
     @property
@@ -207,7 +273,9 @@ class ChatEndpoint:
             )
         return self._client
 
-    def _ask(self, prompt: str, system: str | None) -> str | Failed:
+    def _ask(
+        self, prompt: str, system: str | None, choices=None, mode: str | None = None
+    ) -> str | Failed:
         messages = [{"role": "user", "content": prompt}]
         if system:
             messages.insert(0, {"role": "system", "content": system})
@@ -216,12 +284,38 @@ class ChatEndpoint:
             options["temperature"] = self.temperature
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
+        mode = mode or self.structured_used or "off"
+        if choices and mode != "off":
+            options.update(_structured_options(mode, choices))
         raw = self.client.chat.completions.with_raw_response.create(
             model=self.model, messages=messages, **options
         )
-        return _reply_text(raw.http_response.text)
+        reply = _reply_text(raw.http_response.text)
+        if choices and mode != "off" and isinstance(reply, str):
+            return _structured_label(mode, reply, choices)
+        return reply
 
-    def _request(self, index: int, prompt: str, system: str | None, run: _Run) -> str | Failed:
+    def _settle_mode(self, prompt: str, system: str | None, choices) -> None:
+        """``structured="auto"``: the first mode, of json_schema (OpenAI, vLLM, llama-server),
+        json_object with a schema (llama-cpp-python) and grammar (llama.cpp), that the server
+        accepts and obeys on one request, else "off" (free text and the parser)."""
+        import openai
+
+        for mode in ("json_schema", "json_object", "grammar"):
+            try:
+                reply = self._ask(prompt, system, choices, mode)
+            except openai.APIStatusError as error:
+                if error.status_code in _STOP_STATUS:
+                    raise LLMError(f"{self.where}: HTTP {error.status_code}") from None
+                continue  # 400/422/500: the server does not take this option
+            if isinstance(reply, str):
+                self.structured_used = mode
+                return
+        self.structured_used = "off"
+
+    def _request(
+        self, index: int, prompt: str, system: str | None, run: _Run, choices=None
+    ) -> str | Failed:
         """One prompt with retries; raises LLMError when the whole run must stop."""
         import openai
 
@@ -229,7 +323,7 @@ class ChatEndpoint:
         while True:
             attempt += 1
             try:
-                return self._ask(prompt, system)
+                return self._ask(prompt, system, choices)
             except openai.APIStatusError as error:
                 status, body = error.status_code, error.response.text[:_SHOWN]
                 if status in _STOP_STATUS:
@@ -267,14 +361,24 @@ class ChatEndpoint:
             if run.stop.wait(min(delay, self.stall_timeout)):
                 raise LLMError("stopped")  # another request stopped the run
 
-    def complete(self, prompts: list[str], system: str | None = None) -> list[str | Failed]:
+    def complete(
+        self, prompts: list[str], system: str | None = None, choices=None
+    ) -> list[str | Failed]:
         """The reply text per prompt, or a :class:`Failed` for a request that gave no usable
         reply; equal prompts are asked once. Raises :class:`LLMError` when the run stops.
 
         ``system`` is the caller's default system message; the endpoint's own ``system`` wins.
+        ``choices``: the labels a reply may be, one list per prompt (or one for all); with
+        ``structured`` on, the server is held to them and the reply is the label.
         """
         unique = list(dict.fromkeys(prompts))
         system = self.system if self.system is not None else system
+        if choices is not None and choices and isinstance(choices[0], str):
+            choices = [choices] * len(prompts)
+        options = {} if choices is None else dict(zip(prompts, choices, strict=True))
+        if options and unique and self.structured_used is None:
+            self.client  # noqa: B018
+            self._settle_mode(unique[0], system, options.get(unique[0]))
         first = {p: i for i, p in reversed(list(enumerate(prompts)))}
         run = _Run(len(unique))
         todo: queue.SimpleQueue = queue.SimpleQueue()
@@ -290,7 +394,8 @@ class ChatEndpoint:
                     return
                 prompt = unique[position]
                 try:
-                    results.put((position, self._request(first[prompt], prompt, system, run)))
+                    reply = self._request(first[prompt], prompt, system, run, options.get(prompt))
+                    results.put((position, reply))
                 except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
                     results.put((position, error))
 
@@ -375,3 +480,85 @@ def endpoint_from(llm, **defaults) -> ChatEndpoint:
     if isinstance(llm, dict):
         return ChatEndpoint(**{**defaults, **llm})
     raise TypeError(f"llm must be a ChatEndpoint, a dict of its options or None, got {llm!r}")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_gguf(
+    weights,
+    *,
+    n_ctx: int = 2048,
+    threads: int | None = None,
+    startup_timeout: float = 120.0,
+    log_file=None,
+    **options,
+):
+    """Start llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``) on 127.0.0.1
+    with the GGUF file ``weights``; yield a :class:`ChatEndpoint` on it; stop it on exit.
+
+    The endpoint names the model by the sha256 of the weights (a server answers to any model
+    name), sends one request at a time (this server serialises them: more in flight would only
+    queue and time out) and, unless told otherwise, uses structured output (``grammar``).
+    ``options`` are further :class:`ChatEndpoint` options.
+    """
+    import hashlib
+    import tempfile
+    import urllib.request
+    from pathlib import Path
+
+    weights = Path(weights)
+    if not weights.is_file():
+        raise FileNotFoundError(f"no GGUF weights file at {weights}")
+    digest = hashlib.sha256()
+    with open(weights, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    port, alias = _free_port(), weights.stem
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--model_alias", alias]
+    command += ["--n_ctx", str(n_ctx)] + (["--n_threads", str(threads)] if threads else [])
+    # the server's log goes to a file (a pipe nobody reads would fill and stall it)
+    log = open(log_file, "ab") if log_file else tempfile.TemporaryFile()  # noqa: SIM115
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if process.poll() is not None:
+                log.flush()
+                log.seek(max(0, log.tell() - 2000))
+                tail = log.read().decode(errors="replace")
+                raise LLMError(
+                    f"llama.cpp server exited with {process.returncode} before answering "
+                    f"(is llama-cpp-python[server] installed? {' '.join(command)}): {tail}"
+                )
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise LLMError(
+                    f"llama.cpp server not answering on {base_url} after {startup_timeout:g}s"
+                )
+            time.sleep(0.2)
+        settings = {"structured": "grammar", "max_workers": 1, "timeout": 60.0, **options}
+        yield ChatEndpoint(
+            alias, base_url=base_url, api_key="local", weights_sha256=digest.hexdigest(), **settings
+        )
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()

@@ -182,7 +182,7 @@ def argument_answer_coherence(
         )
         prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
         endpoint = endpoint_from(llm)
-        replies = endpoint.complete(prompts, system=SYSTEM_PROMPT)
+        replies = endpoint.complete(prompts, system=SYSTEM_PROMPT, choices=["0", "1"])
         decisions = [_parse_reply(r) for r in replies]
         fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]
     else:
