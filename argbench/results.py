@@ -76,11 +76,12 @@ class Split:
     version: str
     source: str  # "argbench", "folder:<path>" or "hub:<repo id>"
     _hash: str | None = None
+    hub: dict | None = None  # from the Hub: {"revision": asked for, "commit": loaded}
 
     def identity(self) -> dict:
         if self._hash is None:
             self._hash = content_hash(self.data)
-        return {
+        out = {
             "name": self.name,
             "config": self.config,
             "split": self.split,
@@ -88,6 +89,9 @@ class Split:
             "content_hash": self._hash,
             "source": self.source,
         }
+        if self.hub:
+            out.update(self.hub)
+        return out
 
     def label(self) -> str:
         return "/".join(str(x) for x in (self.name, self.config, self.split) if x)
@@ -97,11 +101,14 @@ def load_split(
     dataset, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None
 ) -> Split:
     """``dataset``: an argbench dataset name, a folder written by ``argbench build`` (or any
-    folder ``datasets.load_dataset`` reads), or a Hub dataset id. ``split`` may be left out
-    when there is only one. ``num_proc``: processes for building an argbench dataset."""
+    folder ``datasets.load_dataset`` reads), or a Hub dataset id, ``owner/name[@revision]``
+    (a tag such as ``v1.0.0``, a branch or a commit; default ``main``): the commit it
+    resolves to is what is loaded and recorded. ``split`` may be left out when there is only
+    one. ``num_proc``: processes for building an argbench dataset."""
     import argbench
 
     folder = Path(str(dataset)).expanduser()
+    hub = None
     if str(dataset) in argbench.list_datasets():
         splits = argbench.load_dataset(
             dataset, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc
@@ -111,8 +118,10 @@ def load_split(
         splits = _load_with_datasets(str(folder), config, cache_dir)
         name, source = folder.resolve().name, f"folder:{folder.resolve()}"
     elif "/" in str(dataset):  # a Hub dataset id
-        splits = _load_with_datasets(str(dataset), config, cache_dir)
-        name, source = str(dataset), f"hub:{dataset}"
+        repo_id, _, revision = str(dataset).partition("@")
+        hub = {"revision": revision or "main", "commit": _hub_commit(repo_id, revision or None)}
+        splits = _load_with_datasets(repo_id, config, cache_dir, revision=hub["commit"])
+        name, source = repo_id, f"hub:{repo_id}"
     else:
         raise DatasetChoiceError(
             f"unknown dataset '{dataset}'; available: {', '.join(argbench.list_datasets())} "
@@ -129,13 +138,20 @@ def load_split(
     config = config or getattr(data.info, "config_name", None)
     # a built folder and its Hub copy carry the version in their card (configs entries)
     version = str(data.info.version or "unknown")
-    return Split(data, name, config, split, version, source)
+    return Split(data, name, config, split, version, source, hub=hub)
 
 
-def _load_with_datasets(path: str, config, cache_dir):
+def _hub_commit(repo_id: str, revision: str | None) -> str:
+    """The commit a Hub dataset's revision points at now (so the results name what was read)."""
+    from huggingface_hub import HfApi
+
+    return HfApi().dataset_info(repo_id, revision=revision).sha
+
+
+def _load_with_datasets(path: str, config, cache_dir, revision=None):
     import datasets
 
-    return datasets.load_dataset(path, config, cache_dir=cache_dir)
+    return datasets.load_dataset(path, config, cache_dir=cache_dir, revision=revision)
 
 
 def _schema(feature):

@@ -162,3 +162,72 @@ def test_published_metric_space_loads_with_evaluate_where_argbench_is_not_instal
         "requirements.txt",
     ]
     assert_only_known_endpoints(hub)
+
+
+def test_evaluate_on_a_hub_dataset_records_the_revision_and_commit(
+    hub, fixture_mirror, cache_dir, tmp_path
+):
+    mirror = fixture_mirror("cam_answers")
+    plan = publish(
+        "cam_answers", "org/cam-answers", sources=mirror, cache_dir=cache_dir, api=hub.api()
+    )
+    rows = argbench.load_dataset(
+        "cam_answers", "silver", split="train", sources=mirror, cache_dir=cache_dir
+    )
+    predictions = tmp_path / "mine.jsonl"
+    predictions.write_text(
+        "".join(
+            json.dumps({k: r[k] for k in ("question_id", "answer_index", "answer")}) + "\n"
+            for r in rows
+        )
+    )
+    out = tmp_path / "mine.results.json"
+    done = hub.cli(
+        "evaluate",
+        "argument_relevance",
+        predictions,
+        "--dataset",
+        "org/cam-answers@v1.0.0",
+        "--config",
+        "silver",
+        "--out",
+        out,
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    dataset = doc["dataset"]
+    assert dataset["source"] == "hub:org/cam-answers" and dataset["name"] == "org/cam-answers"
+    assert (dataset["revision"], dataset["commit"]) == ("v1.0.0", plan["commit"])
+    assert dataset["version"] == "1.0.0"
+    local = argbench.evaluate_predictions(
+        "argument_relevance",
+        str(predictions),
+        "cam_answers",
+        "silver",
+        sources=mirror,
+        cache_dir=cache_dir,
+    )
+    assert dataset["content_hash"] == local["dataset"]["content_hash"]
+    assert doc["result"]["f1"] == local["result"]["f1"]
+    assert_only_known_endpoints(hub)
+
+
+@pytest.mark.mirror
+def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_mirror, cache_dir):
+    done = hub.cli(
+        "publish",
+        "cqs_gen",
+        "--repo-id",
+        "org/cqs-gen",
+        "--sources",
+        real_mirror,
+        "--cache-dir",
+        cache_dir,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "tagged v1.0.0" in done.stdout + done.stderr
+    loaded = load_from_hub(hub, "org/cqs-gen", config_names("cqs_gen"), "v1.0.0")
+    expected = local("cqs_gen", real_mirror, cache_dir)
+    assert loaded == expected
+    assert len(loaded["questions"]["validation"]["rows"]) == 4136
+    assert_only_known_endpoints(hub)
