@@ -194,35 +194,127 @@ def _plan(kind: str, name: str, folder: Path, repo_id: str, private: bool, tag: 
     }
 
 
-def _upload(plan: dict, repo_type: str, api, log, bump: str, **create) -> dict:
-    """Create the repo, refuse an existing tag, upload the folder, tag the commit."""
+class PublishError(RuntimeError):
+    """The Hub refused or failed a step; nothing was tagged, so the version is not published."""
+
+
+HUB_TIMEOUT_ENV = "ARGBENCH_HUB_TIMEOUT"
+
+
+def _hub_timeout(timeout) -> float:
+    import os
+
+    value = timeout if timeout is not None else os.environ.get(HUB_TIMEOUT_ENV, 1800)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"Hub timeout must be a number of seconds > 0, got {timeout!r}")
+    return value
+
+
+def _step(what: str, call, plan: dict, timeout: float):
+    """Run one Hub request (or upload) with a deadline; a failure names the step, the Hub's
+    answer and what to do. The upload runs in a thread so a server that stops answering cannot
+    hang the run (huggingface_hub sets no timeout on API calls)."""
+    import threading
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = call()
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = error
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    where = f"{plan['repo_id']} ({what})"
+    untagged = f"{plan['tag']} was not tagged, so it is not published"
+    again = "run the same command again: files already uploaded are not sent twice"
+    if worker.is_alive():
+        raise PublishError(
+            f"{where}: no answer from the Hub within {timeout:g}s; {untagged}. If the Hub is "
+            f"only slow, raise ${HUB_TIMEOUT_ENV} (seconds) and {again}"
+        )
+    error = box.get("error")
+    if error is None:
+        return box.get("value")
+    if isinstance(error, PublishError):
+        raise error
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if status in (401, 403):
+        raise PublishError(
+            f"{where}: the Hub refused the token (HTTP {status}): log in with `hf auth login` or "
+            f"set HF_TOKEN to a token with write access to {plan['repo_id']}; {untagged}"
+        ) from error
+    if status is not None:
+        raise PublishError(
+            f"{where}: HTTP {status} from the Hub: {detail}; {untagged}; {again}"
+        ) from error
+    if isinstance(error, (OSError, ConnectionError)) or "connect" in type(error).__name__.lower():
+        raise PublishError(
+            f"{where}: the connection to the Hub failed ({type(error).__name__}: {detail}); "
+            f"{untagged}; {again}"
+        ) from error
+    raise error
+
+
+def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **create) -> dict:
+    """Create the repo, refuse an existing tag, upload the folder, tag the commit.
+
+    The tag is the last step and marks the version published: a run that fails before it
+    leaves no tag (at most an untagged commit), and running again completes it."""
     if api is None:
         from huggingface_hub import HfApi
 
         api = HfApi()
+    timeout = _hub_timeout(timeout)
     repo_id, tag = plan["repo_id"], plan["tag"]
-    api.create_repo(repo_id, repo_type=repo_type, private=plan["private"], exist_ok=True, **create)
-    existing = {ref.name for ref in api.list_repo_refs(repo_id, repo_type=repo_type).tags}
-    if tag in existing:
+    _step(
+        "create repo",
+        lambda: api.create_repo(
+            repo_id, repo_type=repo_type, private=plan["private"], exist_ok=True, **create
+        ),
+        plan,
+        timeout,
+    )
+    refs = _step(
+        "list tags", lambda: api.list_repo_refs(repo_id, repo_type=repo_type), plan, timeout
+    )
+    if tag in {ref.name for ref in refs.tags}:
         raise RuntimeError(f"{repo_id} already has tag {tag}: that version is published. {bump}")
     log(f"uploading {len(plan['files'])} files to {repo_id}")
-    commit = api.upload_folder(
-        repo_id=repo_id,
-        repo_type=repo_type,
-        folder_path=plan["folder"],
-        commit_message=f"argbench: {plan['name']} {tag}",
-        **(
-            {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
-            if repo_type == "dataset"
-            else {"ignore_patterns": list(_NOT_UPLOADED)}
+    commit = _step(
+        "upload",
+        lambda: api.upload_folder(
+            repo_id=repo_id,
+            repo_type=repo_type,
+            folder_path=plan["folder"],
+            commit_message=f"argbench: {plan['name']} {tag}",
+            **(
+                {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
+                if repo_type == "dataset"
+                else {"ignore_patterns": list(_NOT_UPLOADED)}
+            ),
         ),
+        plan,
+        timeout,
     )
-    api.create_tag(
-        repo_id,
-        repo_type=repo_type,
-        tag=tag,
-        revision=commit.oid,
-        tag_message=f"{plan['name']} {tag}",
+    _step(
+        "tag",
+        lambda: api.create_tag(
+            repo_id,
+            repo_type=repo_type,
+            tag=tag,
+            revision=commit.oid,
+            tag_message=f"{plan['name']} {tag}",
+        ),
+        plan,
+        timeout,
     )
     log(f"tagged {tag} at {commit.oid}")
     plan["commit"] = commit.oid
@@ -240,12 +332,15 @@ def publish(
     cache_dir=None,
     api=None,
     log=None,
+    timeout: float | None = None,
 ) -> dict:
     """Build dataset ``name``, upload it to dataset repo ``repo_id``, tag ``v<version>``.
 
     The build goes to ``out_dir/<name>`` when ``out_dir`` is given, else to a temporary folder
     that is removed afterwards (the plan's ``folder`` and ``card`` are then None).
     ``dry_run`` returns the plan (files, card metadata, tag) without touching the network.
+    ``timeout``: seconds each Hub step may take (default ``$ARGBENCH_HUB_TIMEOUT`` or 1800);
+    a failed step raises :class:`PublishError` and leaves the version untagged.
     """
     from argbench.layout import build
     from argbench.loaders import builder_class
@@ -259,7 +354,7 @@ def publish(
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
             bump = f"Bump {cls.__name__}.VERSION to publish changed data."
-            _upload(plan, "dataset", api, log, bump)
+            _upload(plan, "dataset", api, log, bump, timeout)
     if out_dir is None:
         plan["folder"] = plan["card"] = None
     return plan
@@ -283,6 +378,7 @@ def publish_metric(
     dry_run: bool = False,
     api=None,
     log=None,
+    timeout: float | None = None,
 ) -> dict:
     """Upload metric ``name``'s folder to the Gradio Space ``repo_id``, tag ``v<argbench version>``.
 
@@ -298,6 +394,6 @@ def publish_metric(
             bump = (
                 "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
             )
-            _upload(plan, "space", api, log, bump, space_sdk="gradio")
+            _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
     plan["folder"] = plan["card"] = None  # a temporary folder, removed
     return plan

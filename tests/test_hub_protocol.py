@@ -9,13 +9,14 @@ endpoint it does not implement, so each test also asserts that no unknown endpoi
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from datasets import Version
 
 import argbench
 from argbench.load import config_names
-from argbench.publish import publish
+from argbench.publish import PublishError, publish
 from tests.conftest import FIXTURE_FILES, FIXTURES
 from tests.hub_helpers import Hub, evaluate_only_venv, load_from_hub, snapshot
 from tests.test_loaders_cam_webis import cam_mirror
@@ -231,3 +232,90 @@ def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_mir
     assert loaded == expected
     assert len(loaded["questions"]["validation"]["rows"]) == 4136
     assert_only_known_endpoints(hub)
+
+
+# ---- faults: each gives a clear error, nothing half-published is tagged, a re-run completes
+
+
+def tags_of(hub, repo_id):
+    refs = hub.api().list_repo_refs(repo_id, repo_type="dataset")
+    return {ref.name: ref.target_commit for ref in refs.tags}
+
+
+@pytest.fixture
+def real_or_fixture(fixture_mirror, cache_dir):
+    """CLI runs in a subprocess, so the fixture mirror's patched checksums do not reach it: the
+    fault tests publish through the function (same code path below the CLI)."""
+    return fixture_mirror("cqs_gen")
+
+
+def publish_fn(hub, mirror, cache_dir, **options):
+    return publish(
+        "cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=hub.api(), **options
+    )
+
+
+@pytest.mark.parametrize("step", ["commit", "tag"])
+def test_server_dying_mid_publish_leaves_no_tag_and_a_rerun_completes(
+    hub, real_or_fixture, cache_dir, step
+):
+    hub.fault(rf"^POST /api/datasets/org/cqs-gen/{step}/", "die")
+    with pytest.raises(
+        PublishError, match=r"v1.0.0 was not tagged, so it is not published"
+    ) as error:
+        publish_fn(hub, real_or_fixture, cache_dir)
+    assert ("upload" if step == "commit" else "(tag)") in str(error.value)
+    assert hub.dead()
+    hub.start()  # same state folder and port: the server comes back
+    assert tags_of(hub, "org/cqs-gen") == {}
+    plan = publish_fn(hub, real_or_fixture, cache_dir)
+    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
+    loaded = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.0.0")
+    assert loaded == {
+        "interventions": local("cqs_gen", real_or_fixture, cache_dir)["interventions"]
+    }
+
+
+def test_5xx_gives_a_clear_error_and_a_rerun_completes(hub, real_or_fixture, cache_dir):
+    hub.fault(r"^POST /api/datasets/org/cqs-gen/preupload/", "status", status=503)
+    with pytest.raises(
+        PublishError, match=r"\(upload\): HTTP 503 from the Hub.*run the same command again"
+    ):
+        publish_fn(hub, real_or_fixture, cache_dir)
+    assert tags_of(hub, "org/cqs-gen") == {}
+    plan = publish_fn(hub, real_or_fixture, cache_dir)
+    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
+
+
+def test_401_names_the_token(hub, real_or_fixture, cache_dir):
+    api = hub.api(token="hf_wrong")
+    with pytest.raises(PublishError, match=r"refused the token \(HTTP 401\).*HF_TOKEN"):
+        publish("cqs_gen", "org/cqs-gen", sources=real_or_fixture, cache_dir=cache_dir, api=api)
+    assert hub.calls()["calls"] == ["POST /api/repos/create"]  # stopped at once
+
+
+def test_slow_hub_times_out_with_a_clear_error_and_a_rerun_completes(
+    hub, real_or_fixture, cache_dir
+):
+    hub.fault(r"^POST /api/datasets/org/cqs-gen/commit/", "delay", seconds=6)
+    with pytest.raises(
+        PublishError, match=r"no answer from the Hub within 2s.*ARGBENCH_HUB_TIMEOUT"
+    ):
+        publish_fn(hub, real_or_fixture, cache_dir, timeout=2)
+    time.sleep(5)  # the delayed commit lands; it is not tagged
+    assert tags_of(hub, "org/cqs-gen") == {}
+    plan = publish_fn(hub, real_or_fixture, cache_dir, timeout=60)
+    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
+
+
+def test_cli_reports_a_hub_failure_in_one_line_and_exits_1(hub, tmp_path):
+    hub.fault(r"^POST /api/spaces/org/cr_diversity/commit/", "status", status=500)
+    done = hub.cli("publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity")
+    assert done.returncode == 1
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("argbench publish: error: org/cr_diversity (upload): HTTP 500 from the Hub")
+    )
+    done = hub.cli("publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity")
+    assert done.returncode == 0, done.stderr
