@@ -309,6 +309,12 @@ class ChatEndpoint:
                 if error.status_code in _STOP_STATUS:
                     raise LLMError(f"{self.where}: HTTP {error.status_code}") from None
                 continue  # 400/422/500: the server does not take this option
+            except (openai.APITimeoutError, openai.APIConnectionError) as error:
+                raise LLMError(
+                    f"{self.where}: the request choosing the structured-output mode failed "
+                    f"({type(error).__name__}); raise llm timeout= or set structured= "
+                    "to a mode instead of auto"
+                ) from None
             if isinstance(reply, str):
                 self.structured_used = mode
                 return
@@ -571,7 +577,7 @@ def serve_gguf(
                     f"llama.cpp server not answering on {base_url} after {startup_timeout:g}s"
                 )
             time.sleep(0.2)
-        settings = {"structured": "grammar", "max_workers": 1, "timeout": 60.0, **options}
+        settings = {"structured": "grammar", "max_workers": 1, "timeout": 180.0, **options}
         yield ChatEndpoint(
             alias, base_url=base_url, api_key="local", weights_sha256=digest.hexdigest(), **settings
         )
