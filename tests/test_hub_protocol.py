@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 
 import pytest
 from datasets import Version
@@ -319,3 +320,62 @@ def test_cli_reports_a_hub_failure_in_one_line_and_exits_1(hub, tmp_path):
     )
     done = hub.cli("publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity")
     assert done.returncode == 0, done.stderr
+
+
+def test_eval_yaml_is_published_and_a_results_file_becomes_an_eval_results_entry(
+    hub, fixture_mirror, cache_dir, tmp_path, minilm
+):
+    import yaml
+
+    mirror = fixture_mirror("cqs_gen")
+    plan = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=hub.api())
+    url = f"{hub.url}/datasets/org/cqs-gen/resolve/v1.0.0/eval.yaml"
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        benchmark = yaml.safe_load(reply.read())
+    assert benchmark["name"] == "CQs-Gen" and benchmark["evaluation_framework"] == "argbench"
+    assert benchmark["tasks"] == [
+        {"id": "cq_reference_match", "config": "interventions", "split": "validation"}
+    ]
+    submission = tmp_path / "mine.json"
+    rows = argbench.load_dataset(
+        "cqs_gen", "interventions", split="validation", sources=mirror, cache_dir=cache_dir
+    )
+    submission.write_text(
+        json.dumps(
+            [
+                {
+                    "intervention_id": r["intervention_id"],
+                    "cqs": [q["cq"] for q in r["references"][:3]],
+                }
+                for r in rows
+            ]
+        )
+    )
+    out = tmp_path / "mine.results.json"
+    done = hub.cli(
+        "evaluate",
+        "cq_reference_match",
+        submission,
+        "--dataset",
+        "org/cqs-gen@v1.0.0",
+        "--config",
+        "interventions",
+        "--split",
+        "validation",
+        "--model",
+        minilm,
+        "--out",
+        out,
+    )
+    assert done.returncode == 0, done.stderr
+    done = hub.cli("eval-results", out, "--out", tmp_path / ".eval_results")
+    assert done.returncode == 0, done.stderr
+    (entry,) = yaml.safe_load((tmp_path / ".eval_results" / "cq_reference_match.yaml").read_text())
+    doc = json.loads(out.read_text())
+    assert entry["dataset"] == {
+        "id": "org/cqs-gen",
+        "task_id": "cq_reference_match",
+        "revision": plan["commit"],
+    }
+    assert entry["value"] == doc["result"]["score"]
+    assert entry["notes"] == f"argbench {doc['signature']}" and entry["date"] == doc["created"][:10]
