@@ -149,3 +149,19 @@ def test_cq_matcher_on_validation_questions_with_structured_output(server, tmp_p
     assert len(labels) == QUESTIONS and result["n_questions"] == QUESTIONS
     assert set(labels) <= {"Useful", "Unhelpful", "Invalid", "not_able_to_evaluate"}
     assert dict(Signature.parse(result["signature"]).fields)["structured"] == "json_object"
+
+
+def test_reproduce_fills_the_aac_row_with_the_served_judge_marked_not_comparable(
+    server, gold, weights, tmp_path
+):
+    from argbench.reproduce import cam
+    from argbench.reproduce.report import Context
+
+    ctx = Context(tmp_path, judge=judge_with(server, "grammar"), judge_answers=1, log=print)
+    answers = {"answer": gold[0], "arguments": gold[1]}
+    row = cam.coherence_row(ctx, "gold", answers)
+    assert isinstance(row.argbench, float) and 0 <= row.argbench <= 1
+    assert not row.comparable
+    assert f"judge SmolLM2-135M-Instruct.Q4_1@sha256:{sha12(weights)}" in row.note
+    assert f"only the first 1 of {len(gold[0])} answers" in row.note
+    assert "structured:grammar" in row.signature
