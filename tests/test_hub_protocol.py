@@ -9,6 +9,7 @@ endpoint it does not implement, so each test also asserts that no unknown endpoi
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.request
 
@@ -20,6 +21,7 @@ from argbench.load import config_names
 from argbench.publish import PublishError, publish
 from tests.conftest import FIXTURE_FILES, FIXTURES
 from tests.hub_helpers import Hub, evaluate_only_venv, load_from_hub, snapshot
+from tests.hub_server import endpoint_names
 from tests.test_loaders_cam_webis import cam_mirror
 from tests.test_ukpconvarg1 import FILES as UKP_FILES
 
@@ -39,7 +41,11 @@ def hub(tmp_path, monkeypatch):
 
 
 def assert_only_known_endpoints(hub: Hub):
-    assert hub.calls()["unknown"] == [], "a client called an endpoint hub_server does not know"
+    calls = hub.calls()
+    assert calls["unknown"] == [], "a client called an endpoint hub_server does not know"
+    if os.environ.get("ARGBENCH_HUB_CALLS_LOG"):  # which endpoints the clients used (docs/hub.md)
+        with open(os.environ["ARGBENCH_HUB_CALLS_LOG"], "a") as log:
+            log.writelines(f"{name}\n" for name in endpoint_names(calls["calls"]))
 
 
 def mirror_for(name, fixture_mirror, tmp_path, monkeypatch):
