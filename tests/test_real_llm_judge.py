@@ -157,11 +157,12 @@ def test_reproduce_fills_the_aac_row_with_the_served_judge_marked_not_comparable
     from argbench.reproduce import cam
     from argbench.reproduce.report import Context
 
-    ctx = Context(tmp_path, judge=judge_with(server, "grammar"), judge_answers=1, log=print)
-    answers = {"answer": gold[0], "arguments": gold[1]}
+    n = len(gold[0])  # the answers holding PAIRS pairs, then one more that is not judged
+    ctx = Context(tmp_path, judge=judge_with(server, "grammar"), judge_answers=n, log=print)
+    answers = {"answer": gold[0] + gold[0][:1], "arguments": gold[1] + gold[1][:1]}
     row = cam.coherence_row(ctx, "gold", answers)
     assert isinstance(row.argbench, float) and 0 <= row.argbench <= 1
     assert not row.comparable
     assert f"judge SmolLM2-135M-Instruct.Q4_1@sha256:{sha12(weights)}" in row.note
-    assert f"only the first 1 of {len(gold[0])} answers" in row.note
+    assert f"only the first {n} of {n + 1} answers" in row.note
     assert "structured:grammar" in row.signature
