@@ -157,9 +157,12 @@ def test_reproduce_fills_the_aac_row_with_the_served_judge_marked_not_comparable
     from argbench.reproduce import cam
     from argbench.reproduce.report import Context
 
-    n = len(gold[0])  # the answers holding PAIRS pairs, then one more that is not judged
+    # the first answer with a notebook pair, then one more that is not judged (few requests)
+    probe = argument_answer_coherence(*gold, judge=lambda a, e: 1, excerpts="notebook")
+    i = next(k for k, pairs in enumerate(probe["pairs"]) if pairs)
+    n = 1
     ctx = Context(tmp_path, judge=judge_with(server, "grammar"), judge_answers=n, log=print)
-    answers = {"answer": gold[0] + gold[0][:1], "arguments": gold[1] + gold[1][:1]}
+    answers = {"answer": [gold[0][i], gold[0][0]], "arguments": [gold[1][i], gold[1][0]]}
     row = cam.coherence_row(ctx, "gold", answers)
     assert isinstance(row.argbench, float) and 0 <= row.argbench <= 1
     assert not row.comparable
