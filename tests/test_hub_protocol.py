@@ -40,6 +40,17 @@ def hub(tmp_path, monkeypatch):
     server.stop()
 
 
+def version(name: str) -> str:
+    """The loader's version (tags are v<version>): tests follow version bumps."""
+    from argbench.loaders import builder_class
+
+    return str(builder_class(name).VERSION)
+
+
+CQ = version("cqs_gen")
+NEXT = f"{int(CQ.split('.')[0]) + 1}.0.0"  # a newer cqs_gen version
+
+
 def assert_only_known_endpoints(hub: Hub):
     calls = hub.calls()
     assert calls["unknown"] == [], "a client called an endpoint hub_server does not know"
@@ -81,8 +92,8 @@ def test_published_dataset_loads_back_the_same(
     mirror = mirror_for(name, fixture_mirror, tmp_path, monkeypatch)
     repo = f"org/{name.replace('_', '-')}"
     plan = publish(name, repo, sources=mirror, cache_dir=cache_dir, api=hub.api())
-    assert plan["tag"] == "v1.0.0"
-    loaded = load_from_hub(hub, repo, config_names(name), "v1.0.0")
+    assert plan["tag"] == f"v{version(name)}"
+    loaded = load_from_hub(hub, repo, config_names(name), plan["tag"])
     expected = local(name, mirror, cache_dir)
     assert set(loaded) == set(expected)
     for config, splits in expected.items():
@@ -91,7 +102,7 @@ def test_published_dataset_loads_back_the_same(
             got = loaded[config][split]
             assert got["features"] == want["features"], (config, split)
             assert got["rows"] == want["rows"], (config, split)
-            assert got["version"] == want["version"] == "1.0.0"
+            assert got["version"] == want["version"] == version(name)
             assert got["citation"] == want["citation"] and want["citation"]
     assert_only_known_endpoints(hub)
 
@@ -104,7 +115,7 @@ def test_republishing_a_version_is_refused_and_a_new_version_gets_its_own_tag(
     mirror = fixture_mirror("cqs_gen")
     api = hub.api()
     first = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=api)
-    with pytest.raises(RuntimeError, match="already has tag v1.0.0"):
+    with pytest.raises(RuntimeError, match=f"already has tag v{CQ}"):
         publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=api)
     # a changed corpus under a new version: the fixture with one intervention less
     validation = json.loads((FIXTURES / "cqs_gen" / "validation.json").read_text())
@@ -114,18 +125,18 @@ def test_republishing_a_version_is_refused_and_a_new_version_gets_its_own_tag(
     mirror = fixture_mirror("cqs_gen", overrides={"validation": smaller})
     cls = builder_class("cqs_gen")
     for holder in (cls, *cls.BUILDER_CONFIGS):  # a loader bumps VERSION, its configs carry it
-        monkeypatch.setattr(holder, "VERSION" if holder is cls else "version", Version("1.1.0"))
+        monkeypatch.setattr(holder, "VERSION" if holder is cls else "version", Version(NEXT))
     second = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir + "-2", api=api)
-    assert (first["tag"], second["tag"]) == ("v1.0.0", "v1.1.0")
+    assert (first["tag"], second["tag"]) == (f"v{CQ}", f"v{NEXT}")
     assert first["commit"] != second["commit"]
     refs = api.list_repo_refs("org/cqs-gen", repo_type="dataset")
     tags = {ref.name: ref.target_commit for ref in refs.tags}
-    assert tags == {"v1.0.0": first["commit"], "v1.1.0": second["commit"]}
-    old = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.0.0")["interventions"]
-    new = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.1.0")["interventions"]
+    assert tags == {f"v{CQ}": first["commit"], f"v{NEXT}": second["commit"]}
+    old = load_from_hub(hub, "org/cqs-gen", ["interventions"], f"v{CQ}")["interventions"]
+    new = load_from_hub(hub, "org/cqs-gen", ["interventions"], f"v{NEXT}")["interventions"]
     ids = {r["intervention_id"] for r in old["validation"]["rows"]}
     assert ids - {r["intervention_id"] for r in new["validation"]["rows"]} == {dropped}
-    assert (old["validation"]["version"], new["validation"]["version"]) == ("1.0.0", "1.1.0")
+    assert (old["validation"]["version"], new["validation"]["version"]) == (CQ, NEXT)
     assert_only_known_endpoints(hub)
 
 
@@ -195,7 +206,7 @@ def test_evaluate_on_a_hub_dataset_records_the_revision_and_commit(
         "argument_relevance",
         predictions,
         "--dataset",
-        "org/cam-answers@v1.0.0",
+        f"org/cam-answers@v{version('cam_answers')}",
         "--config",
         "silver",
         "--out",
@@ -205,8 +216,8 @@ def test_evaluate_on_a_hub_dataset_records_the_revision_and_commit(
     doc = json.loads(out.read_text())
     dataset = doc["dataset"]
     assert dataset["source"] == "hub:org/cam-answers" and dataset["name"] == "org/cam-answers"
-    assert (dataset["revision"], dataset["commit"]) == ("v1.0.0", plan["commit"])
-    assert dataset["version"] == "1.0.0"
+    assert (dataset["revision"], dataset["commit"]) == (plan["tag"], plan["commit"])
+    assert dataset["version"] == version("cam_answers")
     local = argbench.evaluate_predictions(
         "argument_relevance",
         str(predictions),
@@ -233,8 +244,8 @@ def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_mir
         cache_dir,
     )
     assert done.returncode == 0, done.stderr
-    assert "tagged v1.0.0" in done.stdout + done.stderr
-    loaded = load_from_hub(hub, "org/cqs-gen", config_names("cqs_gen"), "v1.0.0")
+    assert f"tagged v{CQ}" in done.stdout + done.stderr
+    loaded = load_from_hub(hub, "org/cqs-gen", config_names("cqs_gen"), f"v{CQ}")
     expected = local("cqs_gen", real_mirror, cache_dir)
     assert loaded == expected
     assert len(loaded["questions"]["validation"]["rows"]) == 4136
@@ -268,7 +279,7 @@ def test_server_dying_mid_publish_leaves_no_tag_and_a_rerun_completes(
 ):
     hub.fault(rf"^POST /api/datasets/org/cqs-gen/{step}/", "die")
     with pytest.raises(
-        PublishError, match=r"v1.0.0 was not tagged, so it is not published"
+        PublishError, match=rf"v{CQ} was not tagged, so it is not published"
     ) as error:
         publish_fn(hub, real_or_fixture, cache_dir)
     assert ("upload" if step == "commit" else "(tag)") in str(error.value)
@@ -276,8 +287,8 @@ def test_server_dying_mid_publish_leaves_no_tag_and_a_rerun_completes(
     hub.start()  # same state folder and port: the server comes back
     assert tags_of(hub, "org/cqs-gen") == {}
     plan = publish_fn(hub, real_or_fixture, cache_dir)
-    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
-    loaded = load_from_hub(hub, "org/cqs-gen", ["interventions"], "v1.0.0")
+    assert tags_of(hub, "org/cqs-gen") == {f"v{CQ}": plan["commit"]}
+    loaded = load_from_hub(hub, "org/cqs-gen", ["interventions"], f"v{CQ}")
     assert loaded == {
         "interventions": local("cqs_gen", real_or_fixture, cache_dir)["interventions"]
     }
@@ -291,7 +302,7 @@ def test_5xx_gives_a_clear_error_and_a_rerun_completes(hub, real_or_fixture, cac
         publish_fn(hub, real_or_fixture, cache_dir)
     assert tags_of(hub, "org/cqs-gen") == {}
     plan = publish_fn(hub, real_or_fixture, cache_dir)
-    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
+    assert tags_of(hub, "org/cqs-gen") == {f"v{CQ}": plan["commit"]}
 
 
 def test_401_names_the_token(hub, real_or_fixture, cache_dir):
@@ -312,7 +323,7 @@ def test_slow_hub_times_out_with_a_clear_error_and_a_rerun_completes(
     time.sleep(5)  # the delayed commit lands; it is not tagged
     assert tags_of(hub, "org/cqs-gen") == {}
     plan = publish_fn(hub, real_or_fixture, cache_dir, timeout=60)
-    assert tags_of(hub, "org/cqs-gen") == {"v1.0.0": plan["commit"]}
+    assert tags_of(hub, "org/cqs-gen") == {f"v{CQ}": plan["commit"]}
 
 
 def test_cli_reports_a_hub_failure_in_one_line_and_exits_1(hub, tmp_path):
@@ -335,7 +346,7 @@ def test_eval_yaml_is_published_and_a_results_file_becomes_an_eval_results_entry
 
     mirror = fixture_mirror("cqs_gen")
     plan = publish("cqs_gen", "org/cqs-gen", sources=mirror, cache_dir=cache_dir, api=hub.api())
-    url = f"{hub.url}/datasets/org/cqs-gen/resolve/v1.0.0/eval.yaml"
+    url = f"{hub.url}/datasets/org/cqs-gen/resolve/v{CQ}/eval.yaml"
     with urllib.request.urlopen(url, timeout=10) as reply:
         benchmark = yaml.safe_load(reply.read())
     assert benchmark["name"] == "CQs-Gen" and benchmark["evaluation_framework"] == "argbench"
@@ -363,7 +374,7 @@ def test_eval_yaml_is_published_and_a_results_file_becomes_an_eval_results_entry
         "cq_reference_match",
         submission,
         "--dataset",
-        "org/cqs-gen@v1.0.0",
+        f"org/cqs-gen@v{CQ}",
         "--config",
         "interventions",
         "--split",
