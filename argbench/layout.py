@@ -248,12 +248,23 @@ def build(
                 )
             card = render_card(name, infos, statistics, download_sizes, repo_id)
             (staging / "README.md").write_text(card, encoding="utf-8")
+            benchmark = _eval_yaml(name, card, next(iter(infos.values())))
+            if benchmark:  # the Hub's benchmark registration (argbench.hub_eval)
+                (staging / "eval.yaml").write_text(benchmark, encoding="utf-8")
             _replace_dir(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
     log(f"{name}: written to {final}")
     return final
+
+
+def _eval_yaml(name: str, card: str, info) -> str | None:
+    from argbench.hub_eval import eval_yaml
+
+    header = yaml.safe_load(card.split("---\n")[1]) or {}
+    description = (info.description or "").strip().split("\n\n")[0]
+    return eval_yaml(name, header.get("pretty_name") or name, description)
 
 
 def output_folder(out_dir: Path) -> Path:

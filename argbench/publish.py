@@ -1,13 +1,25 @@
 """Publish to the Hub, tagged with the version: a dataset (built folder) or a metric (Space).
 
-A dataset goes to a dataset repository, tagged ``v<dataset version>``; a metric's folder goes to
-a Gradio Space, tagged ``v<argbench version>`` (the release its ``requirements.txt`` pins). A
-version is published once: when its tag exists, nothing is uploaded.
+A dataset goes to a dataset repository, tagged ``v<dataset version>``; a metric goes to a
+Gradio Space, tagged ``v<argbench version>``. A version is published once: when its tag
+exists, nothing is uploaded.
+
+A Space must work where argbench is not installed (``evaluate.load("org/name")`` only fetches
+``name.py`` and the files it imports relatively, and refuses a module whose top-level imports
+are missing; no package index has argbench). So the Space carries argbench itself:
+:func:`space_folder` adds ``_argbench_bundle.py`` (this argbench as a zip, put on ``sys.path``
+unless the same version is installed) and imports it first in the module, and its
+``requirements.txt`` lists argbench's own dependencies instead of argbench.
 """
 
 from __future__ import annotations
 
+import ast
+import base64
+import io
+import re
 import tempfile
+import zipfile
 from pathlib import Path
 
 import argbench
@@ -20,6 +32,144 @@ _NOT_UPLOADED = ("__pycache__/*", "*.pyc")
 def _files(folder: Path) -> list[dict]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     return [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size} for p in files]
+
+
+# the packages a bundle holds; files of other kinds (caches, bytecode) stay out
+_BUNDLED = ("argbench", "argbench.loaders", "argbench.metrics", "argbench.dataset_cards")
+_BUNDLED_SUFFIXES = (".py", ".json", ".yaml", ".md", ".txt")
+
+_BOOTSTRAP = '''"""argbench {version}, bundled: this Space works where argbench is not installed.
+
+Imported (relatively) by the metric module before its argbench imports; evaluate fetches this
+file with it. Unless argbench {version} is installed, the zip below is written beside this file
+and put first on sys.path. Made by argbench.publish.space_folder; do not edit.
+"""
+
+import base64
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+ARGBENCH_VERSION = "{version}"
+_ZIP = "{data}"
+
+
+def _installed_version():
+    if importlib.util.find_spec("argbench") is None:
+        return None
+    import argbench
+
+    return argbench.__version__
+
+
+if "argbench" in sys.modules and sys.modules["argbench"].__version__ != ARGBENCH_VERSION:
+    raise ImportError(
+        f"argbench {{sys.modules['argbench'].__version__}} is already imported; this Space is "
+        f"argbench {{ARGBENCH_VERSION}}: load it in a fresh process or install that version"
+    )
+if _installed_version() != ARGBENCH_VERSION:
+    _path = Path(__file__).with_name(f"argbench-{{ARGBENCH_VERSION}}.zip")
+    if not _path.is_file():
+        _tmp = _path.with_suffix(f".{{os.getpid()}}.tmp")
+        _tmp.write_bytes(base64.b64decode(_ZIP))
+        os.replace(_tmp, _path)
+    sys.modules.pop("argbench", None)
+    sys.path.insert(0, str(_path))
+'''
+
+
+def _bundle_zip() -> bytes:
+    """This argbench's packages as a zip (importable with zipimport: argbench is pure Python)."""
+    import importlib
+
+    buffer = io.BytesIO()
+    seen = set()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for package in _BUNDLED:
+            folder = Path(importlib.import_module(package).__file__).parent
+            prefix = package.replace(".", "/")
+            for path in sorted(folder.rglob("*")):
+                relative = path.relative_to(folder)
+                if (
+                    path.is_file()
+                    and path.suffix in _BUNDLED_SUFFIXES
+                    and "__pycache__" not in relative.parts
+                    and f"{prefix}/{relative.as_posix()}" not in seen
+                ):
+                    name = f"{prefix}/{relative.as_posix()}"
+                    seen.add(name)
+                    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+                    archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
+
+
+def _space_requirements(folder: Path) -> str:
+    """argbench's own requirements (and those of the extras the metric names) instead of
+    ``argbench[...]==version``, which no package index has."""
+    from importlib.metadata import requires
+
+    wanted = (folder / "requirements.txt").read_text().split()
+    extras = set()
+    for line in wanted:
+        match = re.fullmatch(r"argbench(?:\[([^\]]*)\])?==.*", line)
+        if match and match[1]:
+            extras.update(e.strip() for e in match[1].split(","))
+    out = [line for line in wanted if not line.startswith("argbench")]
+    for requirement in requires("argbench") or []:
+        spec, _, marker = requirement.partition(";")
+        extra = re.search(r'extra == "([^"]+)"', marker)
+        if (extra is None or extra[1] in extras) and spec.strip() not in out:
+            out.append(spec.strip())
+    return "\n".join(out) + "\n"
+
+
+def _import_bundle_first(source: str) -> str:
+    """The module with its top-level argbench imports run after the bundle is on sys.path.
+
+    They go inside ``if True:`` (evaluate checks only column-0 imports for installed
+    libraries, and the bundle provides argbench).
+    """
+    lines = source.splitlines(keepends=True)
+    spans = [
+        (node.lineno - 1, node.end_lineno)
+        for node in ast.parse(source).body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and any(
+            name.split(".")[0] == "argbench"
+            for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            + ([a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        )
+    ]
+    if not spans:
+        return source
+    first = spans[0][0]
+    for start, end in reversed(spans):
+        lines[start:end] = ["    " + line for line in lines[start:end]]
+    header = (
+        # no comment on this line: evaluate reads one after a relative import as a URL
+        "from ._argbench_bundle import ARGBENCH_VERSION\n"
+        "\n"
+        "if True:  # argbench from the bundle unless this version is installed\n"
+    )
+    return "".join(lines[:first]) + header + "".join(lines[first:])
+
+
+def space_folder(name: str, out: Path) -> Path:
+    """The Space of metric ``name`` in ``out``: the metric folder, the module importing the
+    bundle first, ``_argbench_bundle.py`` and resolvable ``requirements.txt``."""
+    folder = metric_path(name)
+    out.mkdir(parents=True, exist_ok=True)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.endswith(".pyc"):
+            (out / path.name).write_bytes(path.read_bytes())
+    module = out / f"{name}.py"
+    module.write_text(_import_bundle_first(module.read_text()))
+    (out / "requirements.txt").write_text(_space_requirements(folder))
+    data = base64.b64encode(_bundle_zip()).decode("ascii")
+    bootstrap = _BOOTSTRAP.format(version=argbench.__version__, data=data)
+    (out / "_argbench_bundle.py").write_text(bootstrap)
+    return out
 
 
 def _card_summary(card_path: Path) -> dict:
@@ -44,6 +194,7 @@ def _plan(kind: str, name: str, folder: Path, repo_id: str, private: bool, tag: 
     }
 
 
+<<<<<<< HEAD
 def check_credentials(api=None):
     """The Hub is reachable and accepts our token, checked before any build or upload (a
     publish that builds for minutes and then fails on the network loses that work). Returns
@@ -81,33 +232,129 @@ def check_credentials(api=None):
 
 def _upload(plan: dict, repo_type: str, api, log, bump: str, **create) -> dict:
     """Create the repo, refuse an existing tag, upload the folder, tag the commit."""
+=======
+class PublishError(RuntimeError):
+    """The Hub refused or failed a step; nothing was tagged, so the version is not published."""
+
+
+HUB_TIMEOUT_ENV = "ARGBENCH_HUB_TIMEOUT"
+
+
+def _hub_timeout(timeout) -> float:
+    import os
+
+    value = timeout if timeout is not None else os.environ.get(HUB_TIMEOUT_ENV, 1800)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"Hub timeout must be a number of seconds > 0, got {timeout!r}")
+    return value
+
+
+def _step(what: str, call, plan: dict, timeout: float):
+    """Run one Hub request (or upload) with a deadline; a failure names the step, the Hub's
+    answer and what to do. The upload runs in a thread so a server that stops answering cannot
+    hang the run (huggingface_hub sets no timeout on API calls)."""
+    import threading
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = call()
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = error
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    where = f"{plan['repo_id']} ({what})"
+    untagged = f"{plan['tag']} was not tagged, so it is not published"
+    again = "run the same command again: files already uploaded are not sent twice"
+    if worker.is_alive():
+        raise PublishError(
+            f"{where}: no answer from the Hub within {timeout:g}s; {untagged}. If the Hub is "
+            f"only slow, raise ${HUB_TIMEOUT_ENV} (seconds) and {again}"
+        )
+    error = box.get("error")
+    if error is None:
+        return box.get("value")
+    if isinstance(error, PublishError):
+        raise error
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if status in (401, 403):
+        raise PublishError(
+            f"{where}: the Hub refused the token (HTTP {status}): log in with `hf auth login` or "
+            f"set HF_TOKEN to a token with write access to {plan['repo_id']}; {untagged}"
+        ) from error
+    if status is not None:
+        raise PublishError(
+            f"{where}: HTTP {status} from the Hub: {detail}; {untagged}; {again}"
+        ) from error
+    if isinstance(error, (OSError, ConnectionError)) or "connect" in type(error).__name__.lower():
+        raise PublishError(
+            f"{where}: the connection to the Hub failed ({type(error).__name__}: {detail}); "
+            f"{untagged}; {again}"
+        ) from error
+    raise error
+
+
+def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **create) -> dict:
+    """Create the repo, refuse an existing tag, upload the folder, tag the commit.
+
+    The tag is the last step and marks the version published: a run that fails before it
+    leaves no tag (at most an untagged commit), and running again completes it."""
+>>>>>>> h-i21
     if api is None:
         from huggingface_hub import HfApi
 
         api = HfApi()
+    timeout = _hub_timeout(timeout)
     repo_id, tag = plan["repo_id"], plan["tag"]
-    api.create_repo(repo_id, repo_type=repo_type, private=plan["private"], exist_ok=True, **create)
-    existing = {ref.name for ref in api.list_repo_refs(repo_id, repo_type=repo_type).tags}
-    if tag in existing:
+    _step(
+        "create repo",
+        lambda: api.create_repo(
+            repo_id, repo_type=repo_type, private=plan["private"], exist_ok=True, **create
+        ),
+        plan,
+        timeout,
+    )
+    refs = _step(
+        "list tags", lambda: api.list_repo_refs(repo_id, repo_type=repo_type), plan, timeout
+    )
+    if tag in {ref.name for ref in refs.tags}:
         raise RuntimeError(f"{repo_id} already has tag {tag}: that version is published. {bump}")
     log(f"uploading {len(plan['files'])} files to {repo_id}")
-    commit = api.upload_folder(
-        repo_id=repo_id,
-        repo_type=repo_type,
-        folder_path=plan["folder"],
-        commit_message=f"argbench: {plan['name']} {tag}",
-        **(
-            {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
-            if repo_type == "dataset"
-            else {"ignore_patterns": list(_NOT_UPLOADED)}
+    commit = _step(
+        "upload",
+        lambda: api.upload_folder(
+            repo_id=repo_id,
+            repo_type=repo_type,
+            folder_path=plan["folder"],
+            commit_message=f"argbench: {plan['name']} {tag}",
+            **(
+                {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
+                if repo_type == "dataset"
+                else {"ignore_patterns": list(_NOT_UPLOADED)}
+            ),
         ),
+        plan,
+        timeout,
     )
-    api.create_tag(
-        repo_id,
-        repo_type=repo_type,
-        tag=tag,
-        revision=commit.oid,
-        tag_message=f"{plan['name']} {tag}",
+    _step(
+        "tag",
+        lambda: api.create_tag(
+            repo_id,
+            repo_type=repo_type,
+            tag=tag,
+            revision=commit.oid,
+            tag_message=f"{plan['name']} {tag}",
+        ),
+        plan,
+        timeout,
     )
     log(f"tagged {tag} at {commit.oid}")
     plan["commit"] = commit.oid
@@ -125,12 +372,15 @@ def publish(
     cache_dir=None,
     api=None,
     log=None,
+    timeout: float | None = None,
 ) -> dict:
     """Build dataset ``name``, upload it to dataset repo ``repo_id``, tag ``v<version>``.
 
     The build goes to ``out_dir/<name>`` when ``out_dir`` is given, else to a temporary folder
     that is removed afterwards (the plan's ``folder`` and ``card`` are then None).
     ``dry_run`` returns the plan (files, card metadata, tag) without touching the network.
+    ``timeout``: seconds each Hub step may take (default ``$ARGBENCH_HUB_TIMEOUT`` or 1800);
+    a failed step raises :class:`PublishError` and leaves the version untagged.
     """
     from argbench.layout import build
     from argbench.loaders import builder_class
@@ -146,7 +396,7 @@ def publish(
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
             bump = f"Bump {cls.__name__}.VERSION to publish changed data."
-            _upload(plan, "dataset", api, log, bump)
+            _upload(plan, "dataset", api, log, bump, timeout)
     if out_dir is None:
         plan["folder"] = plan["card"] = None
     return plan
@@ -170,6 +420,7 @@ def publish_metric(
     dry_run: bool = False,
     api=None,
     log=None,
+    timeout: float | None = None,
 ) -> dict:
     """Upload metric ``name``'s folder to the Gradio Space ``repo_id``, tag ``v<argbench version>``.
 
@@ -178,6 +429,7 @@ def publish_metric(
     """
     log = log or (lambda message: None)
     check_space_name(name, repo_id)
+<<<<<<< HEAD
     folder = metric_path(name)
     plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
     if dry_run:
@@ -185,3 +437,15 @@ def publish_metric(
     api = check_credentials(api)
     bump = "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
     return _upload(plan, "space", api, log, bump, space_sdk="gradio")
+=======
+    with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
+        folder = space_folder(name, Path(scratch) / name)
+        plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
+        if not dry_run:
+            bump = (
+                "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
+            )
+            _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
+    plan["folder"] = plan["card"] = None  # a temporary folder, removed
+    return plan
+>>>>>>> h-i21

@@ -76,11 +76,12 @@ class Split:
     version: str
     source: str  # "argbench", "folder:<path>" or "hub:<repo id>"
     _hash: str | None = None
+    hub: dict | None = None  # from the Hub: {"revision": asked for, "commit": loaded}
 
     def identity(self) -> dict:
         if self._hash is None:
             self._hash = content_hash(self.data)
-        return {
+        out = {
             "name": self.name,
             "config": self.config,
             "split": self.split,
@@ -88,6 +89,9 @@ class Split:
             "content_hash": self._hash,
             "source": self.source,
         }
+        if self.hub:
+            out.update(self.hub)
+        return out
 
     def label(self) -> str:
         return "/".join(str(x) for x in (self.name, self.config, self.split) if x)
@@ -97,12 +101,15 @@ def load_split(
     dataset, config=None, split=None, *, sources=None, cache_dir=None, num_proc=None
 ) -> Split:
     """``dataset``: an argbench dataset name, a folder written by ``argbench build`` (or any
-    folder ``datasets.load_dataset`` reads), or a Hub dataset id. ``split`` may be left out
-    when there is only one. ``num_proc``: processes for building an argbench dataset."""
+    folder ``datasets.load_dataset`` reads), or a Hub dataset id, ``owner/name[@revision]``
+    (a tag such as ``v1.0.0``, a branch or a commit; default ``main``): the commit it
+    resolves to is what is loaded and recorded. ``split`` may be left out when there is only
+    one. ``num_proc``: processes for building an argbench dataset."""
     import argbench
     from argbench.io import looks_like_path
 
     folder = Path(str(dataset)).expanduser()
+    hub = None
     if str(dataset) in argbench.list_datasets():
         splits = argbench.load_dataset(
             dataset, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc
@@ -116,8 +123,10 @@ def load_split(
             f"dataset folder {dataset} does not exist (a folder written by argbench build)"
         )
     elif "/" in str(dataset):  # a Hub dataset id
-        splits = _load_with_datasets(str(dataset), config, cache_dir)
-        name, source = str(dataset), f"hub:{dataset}"
+        repo_id, _, revision = str(dataset).partition("@")
+        hub = {"revision": revision or "main", "commit": _hub_commit(repo_id, revision or None)}
+        splits = _load_with_datasets(repo_id, config, cache_dir, revision=hub["commit"])
+        name, source = repo_id, f"hub:{repo_id}"
     else:
         raise DatasetChoiceError(
             f"unknown dataset '{dataset}'; available: {', '.join(argbench.list_datasets())} "
@@ -134,7 +143,14 @@ def load_split(
     config = config or getattr(data.info, "config_name", None)
     # a built folder and its Hub copy carry the version in their card (configs entries)
     version = str(data.info.version or "unknown")
-    return Split(data, name, config, split, version, source)
+    return Split(data, name, config, split, version, source, hub=hub)
+
+
+def _hub_commit(repo_id: str, revision: str | None) -> str:
+    """The commit a Hub dataset's revision points at now (so the results name what was read)."""
+    from huggingface_hub import HfApi
+
+    return HfApi().dataset_info(repo_id, revision=revision).sha
 
 
 def _folder_fingerprint(folder: Path) -> str:
@@ -150,7 +166,7 @@ def _folder_fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _load_with_datasets(path: str, config, cache_dir):
+def _load_with_datasets(path: str, config, cache_dir, revision=None):
     """``datasets.load_dataset`` of a folder or Hub id, with the cache verified: a folder's
     content must be what its cached copy was made from (else the copy is rebuilt), and every
     split must hold the rows its card records (else a clear error naming the folder)."""
@@ -164,7 +180,9 @@ def _load_with_datasets(path: str, config, cache_dir):
 
     def load(mode=None):
         try:
-            splits = datasets.load_dataset(path, config, cache_dir=cache_dir, download_mode=mode)
+            splits = datasets.load_dataset(
+                path, config, cache_dir=cache_dir, download_mode=mode, revision=revision
+            )
         except Exception as error:
             if type(error).__name__ not in (
                 "NonMatchingSplitsSizesError",

@@ -165,7 +165,12 @@ def test_nli_offline_unknown_model_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_llm_judge_prompt_system_role_and_strict_parsing():
-    replies = {"cats are clever": "1", "dogs win": " 0\n", "Cats rule": "Answer: 1"}
+    # "Answer: 1" would parse (the prompt ends with "Answer:"); a self-contradicting one not
+    replies = {
+        "cats are clever": "Answer: 1",
+        "dogs win": " 0\n",
+        "Cats rule": "No, the answer is 1.",
+    }
 
     def responder(request, number):
         prompt = user_prompt(request)
@@ -186,7 +191,7 @@ def test_llm_judge_prompt_system_role_and_strict_parsing():
     assert all("cats are smarter than dogs" in p for p in prompts)  # the worked examples
     assert [p["coherent"] for p in result["pairs"][0]] == [1, 0]
     assert result["pairs"][1][0]["coherent"] is None
-    assert result["n_failed"] == 1 and result["failed"][0]["reply"] == "Answer: 1"
+    assert result["n_failed"] == 1 and result["failed"][0]["reply"] == "No, the answer is 1."
     assert result["aac"] == 0.5 and result["n_pairs"] == 2
     assert result["n_answers_scored"] == 1  # the answer with a failed judgment is left out
     with pytest.raises(ValueError, match=r"must contain \{excerpt\}"):

@@ -113,13 +113,14 @@ def test_publish_metric_uploads_the_folder_to_a_space_tagged_with_argbench_versi
     }
     upload = api.calls[2][1]
     assert upload["repo_type"] == "space"
-    assert upload["folder_path"] == str(metric_path("cr_diversity"))
+    assert upload["folder_path"].endswith("/cr_diversity")  # the Space folder (space_folder)
     assert "__pycache__/*" in upload["ignore_patterns"]
     tag = api.calls[3][2]
     assert tag["repo_type"] == "space" and tag["tag"] == f"v{argbench.__version__}"
     assert tag["revision"] == "abc123" and plan["commit"] == "abc123"
     assert [f["path"] for f in plan["files"]] == [
         "README.md",
+        "_argbench_bundle.py",
         "app.py",
         "cr_diversity.py",
         "requirements.txt",
@@ -172,3 +173,41 @@ def test_publish_usage_mistakes_exit_2_without_repr_quotes(argv, message, capsys
     err = capsys.readouterr().err
     assert message in err and err.startswith("argbench publish: error: ")
     assert '"unknown' not in err and "'unknown" not in err  # the message, not its repr
+
+
+def test_space_folder_bundles_argbench_and_refuses_a_different_imported_version(
+    tmp_path, monkeypatch
+):
+    """The Space's module imports the bundle before argbench; a process that already imported
+    another argbench version gets an error naming both (never a silent mix)."""
+    import importlib.util
+    import sys
+    import zipfile
+
+    from argbench.publish import space_folder
+
+    folder = space_folder("argument_relevance", tmp_path / "argument_relevance")
+    module = (folder / "argument_relevance.py").read_text()
+    assert module.index("from ._argbench_bundle import ARGBENCH_VERSION") < module.index(
+        "    from argbench.scoring.argument_relevance import"
+    )
+    requirements = (folder / "requirements.txt").read_text().split()
+    assert "argbench" not in " ".join(requirements) and "datasets>=4" in requirements
+    spec = importlib.util.spec_from_file_location("bundle", folder / "_argbench_bundle.py")
+    fake = type(sys)("argbench")
+    fake.__version__ = "0.0.1"
+    monkeypatch.setitem(sys.modules, "argbench", fake)
+    with pytest.raises(ImportError, match="argbench 0.0.1 is already imported; this Space is"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    monkeypatch.setitem(sys.modules, "argbench", argbench)  # the same version: nothing to do
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert not list(folder.glob("argbench-*.zip"))
+    monkeypatch.delitem(sys.modules, "argbench")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)  # not installed
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    (bundle,) = folder.glob("argbench-*.zip")
+    assert sys.path[0] == str(bundle)
+    names = zipfile.ZipFile(bundle).namelist()
+    assert "argbench/metrics/argument_relevance/argument_relevance.py" in names
+    assert "argbench/loaders/cam_relevance.py" in names and not any(".pyc" in n for n in names)

@@ -16,15 +16,26 @@ def _cmd_reproduce(args) -> int:
     for name in ("report.md", "report.json"):  # writable, and no other run writing them
         claim_output(Path(args.out) / name, suffixes=None, what="--out")
 
-    sections = reproduce(
-        args.out,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
-        plots=args.plots,
-        model=args.model,
-        judge=args.judge,
-        log=lambda m: print(m, flush=True),
-    )
+    def run(judge):
+        return reproduce(
+            args.out,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            plots=args.plots,
+            model=args.model,
+            judge=judge,
+            judge_answers=args.judge_answers,
+            log=lambda m: print(m, flush=True),
+        )
+
+    if args.judge and args.judge.startswith("gguf:"):
+        from argbench.llm import serve_gguf
+
+        # argbench serves the weights: the judge is named by their sha256, not by a name
+        with serve_gguf(args.judge[len("gguf:") :]) as endpoint:
+            sections = run(endpoint)
+    else:
+        sections = run(args.judge)
     print()
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     rows = [row for section in sections for row in section.rows]
@@ -52,7 +63,14 @@ def add_commands(sub) -> None:
     )
     rep.add_argument(
         "--judge",
-        help="LLM judge for AAC: an OpenAI-compatible model name (endpoint from OPENAI_BASE_URL)",
+        help="LLM judge for AAC: an OpenAI-compatible model name (endpoint from OPENAI_BASE_URL), "
+        "or gguf:FILE to start llama.cpp's server on that GGUF file (llama-cpp-python[server])",
+    )
+    rep.add_argument(
+        "--judge-answers",
+        type=int,
+        metavar="N",
+        help="judge only the first N answers of each CAM config (a quick check; not comparable)",
     )
     add_data_options(rep)
     rep.set_defaults(run=_cmd_reproduce)

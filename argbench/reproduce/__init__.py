@@ -31,10 +31,11 @@ def reproduce(
     judge=None,
     log=print,
     only=None,
+    judge_answers=None,
 ) -> list[Section]:
     """Run every section (or those named in ``only``), write ``report.md`` / ``report.json``
     (and figures) to ``out_dir``."""
-    ctx = Context(Path(out_dir), sources, cache_dir, plots, model, judge, log)
+    ctx = Context(Path(out_dir), sources, cache_dir, plots, model, judge, judge_answers, log)
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     sections = []
     chosen = [s for s in SECTIONS if only is None or s.__name__ in only]

@@ -16,8 +16,10 @@ SBERT_MODEL = "sentence-transformers/all-mpnet-base-v2"  # the CAM notebook's mo
 def coherence_row(ctx: Context, config: str, answers) -> Row:
     """The AAC row, aggregated as the paper did (the metric card: the notebook's pairs,
     ``excerpts="notebook"``, and the mean over answers of each answer's mean decision,
-    ``aac_by_answer``). The judge is ``--judge`` (an LLM name; a callable in tests); without
-    one the row is marked not run."""
+    ``aac_by_answer``). The judge is ``--judge``: an LLM name (endpoint from the
+    environment), a :class:`argbench.llm.ChatEndpoint` (e.g. from ``serve_gguf``) or a
+    callable; without one the row is marked not run. ``ctx.judge_answers`` judges only the
+    first answers (the row says so and is not comparable)."""
     item, key = f"{config} / AAC", f"cam/table3/{config}/aac"
     if not ctx.judge:  # decided before loading anything
         note = (
@@ -25,19 +27,27 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
         )
         return row(item, None, key, note, comparable=False)
     data = ctx.dataset("cam_answers", config, "train", answers)
+    from argbench.llm import ChatEndpoint
     from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 
-    if callable(ctx.judge):
+    if isinstance(ctx.judge, ChatEndpoint):
+        judge, llm = "llm", ctx.judge
+        name = dict(ctx.judge.signature_fields(""))["llm"]  # model@sha256 when argbench serves it
+    elif callable(ctx.judge):
         judge, llm, name = ctx.judge, None, getattr(ctx.judge, "__name__", "callable")
     else:
         judge, llm, name = "llm", {"model": ctx.judge}, ctx.judge
-    result = argument_answer_coherence(
-        answers["answer"], answers["arguments"], judge=judge, llm=llm, excerpts="notebook"
-    )
-    paper_judge = isinstance(name, str) and name.startswith("gpt-4")
+    texts, arguments = list(answers["answer"]), list(answers["arguments"])
+    part = ""
+    if ctx.judge_answers is not None and ctx.judge_answers < len(texts):
+        texts, arguments = texts[: ctx.judge_answers], arguments[: ctx.judge_answers]
+        part = f"; only the first {ctx.judge_answers} of {len(answers['answer'])} answers"
+    result = argument_answer_coherence(texts, arguments, judge=judge, llm=llm, excerpts="notebook")
+    paper_judge = isinstance(name, str) and name.startswith("gpt-4") and not part
     note = (
         f"judge {name}; mean over {result['n_answers_scored']} answers of their mean decision "
         f"({result['n_pairs']} notebook pairs; pooled over pairs: {result['aac']:.4f})"
+        + part
         + ("" if paper_judge else "; not the paper's GPT-4")
     )
     return row(

@@ -179,7 +179,8 @@ class Context:
     cache_dir: str | None = None
     plots: bool = False
     model: str | None = None
-    judge: str | Callable | None = None  # an LLM name (--judge); a callable judge in tests
+    judge: object = None  # an LLM name (--judge), a ChatEndpoint, or a callable (tests)
+    judge_answers: int | None = None  # judge only the first answers of each config (AAC)
     log: Callable[[str], None] = print
     figures: list[str] = field(default_factory=list)
 

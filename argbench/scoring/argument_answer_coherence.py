@@ -103,9 +103,14 @@ def _nli_decisions(pairs, model, entailment_label, batch_size, device):
     return [int(k == wanted[0]) for k in logits.argmax(axis=1)]
 
 
+# the digit alone, or after the prompt's own "Answer:" (or "The answer is"), with a final
+# period: replies seen from real models. Anything more ("No, the answer is 1.") is rejected.
+_REPLY = re.compile(r"(?:(?:the\s+)?answer(?:\s+is)?\s*:?\s*)?([01])\s*\.?", re.IGNORECASE)
+
+
 def _parse_reply(reply) -> int | None:
-    text = reply.strip() if isinstance(reply, str) else ""
-    return int(text) if re.fullmatch(r"[01]", text) else None
+    match = _REPLY.fullmatch(reply.strip()) if isinstance(reply, str) else None
+    return int(match[1]) if match else None
 
 
 def _failure(reply) -> tuple:
@@ -133,7 +138,8 @@ def argument_answer_coherence(
 
     ``judge``: ``"nli"`` (a CrossEncoder NLI ``model``; 1 when its top label is
     ``entailment_label``, found in the model config's id2label), ``"llm"`` (chat endpoint, see
-    :mod:`argbench.llm`; reply must be exactly 0 or 1) or a callable
+    :mod:`argbench.llm`; the reply must be 0 or 1, optionally after "Answer:" or "The
+    answer is" and before a period) or a callable
     ``(argument, excerpt) -> 0/1``. ``excerpts``: ``"argbench"`` (argbench.citations) or
     ``"notebook"`` (the authors' regex and id parsing). ``on_failure``: an LLM reply that is
     not 0 or 1 raises :class:`argbench.llm.JudgmentError` (``"error"``), or
@@ -183,7 +189,10 @@ def argument_answer_coherence(
         prompts = [template.fill(argument=a, excerpt=e) for a, e in unique]
         endpoint = endpoint_from(llm)
         replies = endpoint.complete(
-            prompts, system=SYSTEM_PROMPT, keep_going=on_failure == "incomplete"
+            prompts,
+            system=SYSTEM_PROMPT,
+            choices=["0", "1"],
+            keep_going=on_failure == "incomplete",
         )
         decisions = [_parse_reply(r) for r in replies]
         fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]

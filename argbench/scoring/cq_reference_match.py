@@ -172,13 +172,14 @@ def _parse_reply(reply, n_refs: int) -> tuple:
 
 
 def _llm_match(predictions, references, endpoint, template, keep_going=False):
-    prompts, where = [], []
+    prompts, where, choices = [], [], []
     for i, (refs, qs) in enumerate(zip(references, predictions, strict=True)):
         listing = "\n".join(f"{k}: {r['cq']}" for k, r in enumerate(refs))
         for j, question in enumerate(qs or []):
             prompts.append(template.fill(references=listing, question=question))
             where.append((i, j))
-    replies = endpoint.complete(prompts, keep_going=keep_going)
+            choices.append([str(k) for k in range(len(refs))] + [NOT_FOUND])
+    replies = endpoint.complete(prompts, choices=choices, keep_going=keep_going)
     out = [None if qs is None else [None] * len(qs) for qs in predictions]
     for (i, j), reply in zip(where, replies, strict=True):
         out[i][j] = _parse_reply(reply, len(references[i]))

@@ -1,0 +1,160 @@
+"""Start tests/hub_server.py on 127.0.0.1 and run the real Hub clients against it.
+
+``huggingface_hub``, ``datasets`` and ``evaluate`` read ``HF_ENDPOINT`` when imported, so code
+that loads from the test Hub runs in a subprocess with the endpoint set (:meth:`Hub.run`).
+Publishing can run in-process through ``HfApi(endpoint=...)`` (:meth:`Hub.api`), which lets
+the fixture mirrors (monkeypatched checksums) be used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).parent
+TOKEN = "hf_test_token"
+CLI = "import sys; from argbench.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+class Hub:
+    def __init__(self, state: Path, home: Path):
+        self.state, self.home = state, home
+        self.process = None
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "hub_server.py"), "--state", str(self.state)]
+            + ["--token", TOKEN, "--port", str(getattr(self, "port", 0))],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline()
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"hub_server did not start: {line!r}")
+        self.port = int(line.split()[-1])
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+    def dead(self) -> bool:
+        return self.process.poll() is not None
+
+    def control(self, path: str, payload=None) -> dict:
+        data = None if payload is None else json.dumps(payload).encode()
+        with urllib.request.urlopen(f"{self.url}/_test/{path}", data=data, timeout=10) as reply:
+            return json.loads(reply.read())
+
+    def calls(self) -> dict:
+        return self.control("calls")
+
+    def fault(self, match: str, action: str, **options):
+        self.control("fault", {"match": match, "action": action, **options})
+
+    def api(self, token: str = TOKEN):
+        import huggingface_hub
+        from huggingface_hub import HfApi
+
+        # conftest sets offline mode for the rest; CommitInfo parses its URL against ENDPOINT
+        huggingface_hub.constants.HF_HUB_OFFLINE = False
+        huggingface_hub.constants.ENDPOINT = self.url
+        huggingface_hub.utils.reset_sessions()
+        return HfApi(endpoint=self.url, token=token)
+
+    def env(self, **extra) -> dict:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+        env.update(HF_ENDPOINT=self.url, HF_TOKEN=TOKEN, HF_HOME=str(self.home))
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def run(self, code: str, *, python=sys.executable, timeout=300, check=True, **env):
+        """Run ``code`` in a fresh interpreter pointed at this Hub; its last stdout line is JSON."""
+        done = subprocess.run(
+            [python, "-c", textwrap.dedent(code)],
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=str(self.home),
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"client failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        return done
+
+    def cli(self, *args, timeout=600, **env):
+        return subprocess.run(
+            [sys.executable, "-c", CLI, *map(str, args)],
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=str(self.home),
+        )
+
+
+def snapshot_code(repo_id: str, configs: list[str], revision: str | None) -> str:
+    """Client code: load each config from the Hub and print rows, features, version, citation."""
+    return f"""
+        import json, datasets
+        out = {{}}
+        for config in {configs!r}:
+            splits = datasets.load_dataset({repo_id!r}, config, revision={revision!r})
+            out[config] = {{s: snapshot(d) for s, d in splits.items()}}
+        print(json.dumps(out, default=str))
+    """
+
+
+SNAPSHOT_DEF = """
+def snapshot(d):
+    return {
+        "features": d.features.to_dict(),
+        "rows": d.to_list(),
+        "version": str(d.info.version),
+        "citation": d.info.citation,
+    }
+"""
+
+
+def snapshot(d) -> dict:
+    """The same snapshot of a local split, through JSON as the client's is."""
+    namespace: dict = {}
+    exec(SNAPSHOT_DEF, namespace)
+    return json.loads(json.dumps(namespace["snapshot"](d), default=str))
+
+
+def load_from_hub(hub: Hub, repo_id: str, configs: list[str], revision: str | None) -> dict:
+    code = SNAPSHOT_DEF + textwrap.dedent(snapshot_code(repo_id, configs, revision))
+    done = hub.run(code)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def evaluate_only_venv() -> Path:
+    """A venv with ``evaluate`` (this environment's version) and its dependencies, not argbench:
+    where a Space's user is. Made once (pip's cache makes it ~35 s) under
+    ``$ARGBENCH_TEST_VENVS`` (default ``~/.cache/argbench-test-venvs``), then reused."""
+    import shutil
+    from importlib.metadata import version
+
+    root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
+    wanted = f"evaluate=={version('evaluate')}"
+    target = root / f"{wanted.replace('==', '-')}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    python, complete = target / "bin" / "python", target / ".complete"
+    if complete.is_file():
+        return python
+    shutil.rmtree(target, ignore_errors=True)  # a half-made one
+    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", wanted], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"cannot make a venv with {wanted}: {done.stderr[-2000:]}")
+    complete.write_text(wanted)
+    return python
