@@ -194,45 +194,41 @@ def _plan(kind: str, name: str, folder: Path, repo_id: str, private: bool, tag: 
     }
 
 
-<<<<<<< HEAD
 def check_credentials(api=None):
     """The Hub is reachable and accepts our token, checked before any build or upload (a
     publish that builds for minutes and then fails on the network loses that work). Returns
     the api to use."""
     from argbench.sources import hub_reachable, is_offline
 
-    if api is not None:  # a given client (tests, a custom endpoint) says itself
-        if hasattr(api, "whoami"):
-            api.whoami()
-        return api
-    if is_offline("models") or not hub_reachable():
-        why = "HF_HUB_OFFLINE is set" if is_offline("models") else "no route to the Hub"
-        raise OSError(
-            f"cannot publish: the Hugging Face Hub cannot be reached ({why}); nothing was built "
-            "or uploaded. Publish from a machine with network access, or use --dry-run to check "
-            "the plan offline"
-        )
-    from huggingface_hub import HfApi, get_token
+    if api is None:
+        if is_offline("models") or not hub_reachable():
+            why = "HF_HUB_OFFLINE is set" if is_offline("models") else "no route to the Hub"
+            raise OSError(
+                f"cannot publish: the Hugging Face Hub cannot be reached ({why}); nothing was "
+                "built or uploaded. Publish from a machine with network access, or use --dry-run "
+                "to check the plan offline"
+            )
+        from huggingface_hub import HfApi, get_token
 
-    if not get_token():
-        raise PermissionError(
-            "cannot publish: no Hugging Face token; run `hf auth login` (or "
-            "`huggingface-cli login`) or set HF_TOKEN. Nothing was built or uploaded"
-        )
-    api = HfApi()
-    try:
-        api.whoami()
-    except Exception as error:  # noqa: BLE001 - said with what to do
-        raise PermissionError(
-            f"cannot publish: the Hub refused the token ({type(error).__name__}: {error}); "
-            "check HF_TOKEN or log in again. Nothing was built or uploaded"
-        ) from None
+        if not get_token():
+            raise PermissionError(
+                "cannot publish: no Hugging Face token; run `hf auth login` (or "
+                "`huggingface-cli login`) or set HF_TOKEN. Nothing was built or uploaded"
+            )
+        api = HfApi()
+    if hasattr(api, "whoami"):  # a given client (tests, a custom endpoint) is asked too
+        try:
+            api.whoami()
+        except Exception as error:  # noqa: BLE001 - said with what to do
+            status = getattr(getattr(error, "response", None), "status_code", None)
+            raise PublishError(
+                f"cannot publish: the Hub refused the token (HTTP {status}: "
+                f"{type(error).__name__}); log in with `hf auth login` or set HF_TOKEN to a "
+                "token with write access. Nothing was built or uploaded"
+            ) from None
     return api
 
 
-def _upload(plan: dict, repo_type: str, api, log, bump: str, **create) -> dict:
-    """Create the repo, refuse an existing tag, upload the folder, tag the commit."""
-=======
 class PublishError(RuntimeError):
     """The Hub refused or failed a step; nothing was tagged, so the version is not published."""
 
@@ -307,7 +303,6 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
 
     The tag is the last step and marks the version published: a run that fails before it
     leaves no tag (at most an untagged commit), and running again completes it."""
->>>>>>> h-i21
     if api is None:
         from huggingface_hub import HfApi
 
@@ -429,15 +424,8 @@ def publish_metric(
     """
     log = log or (lambda message: None)
     check_space_name(name, repo_id)
-<<<<<<< HEAD
-    folder = metric_path(name)
-    plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
-    if dry_run:
-        return plan
-    api = check_credentials(api)
-    bump = "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
-    return _upload(plan, "space", api, log, bump, space_sdk="gradio")
-=======
+    if not dry_run:
+        api = check_credentials(api)  # before anything else: fail in seconds
     with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
         folder = space_folder(name, Path(scratch) / name)
         plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
@@ -448,4 +436,3 @@ def publish_metric(
             _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
     plan["folder"] = plan["card"] = None  # a temporary folder, removed
     return plan
->>>>>>> h-i21

@@ -143,7 +143,7 @@ def is_offline(what: str = "data") -> bool:
     raise ValueError(f'what must be "data" or "models", not {what!r}')
 
 
-_REACHABLE: dict[str, bool] = {}
+_REACHABLE: dict[tuple[str, int], bool] = {}
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -156,16 +156,18 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
     from huggingface_hub import constants
 
-    host = urlsplit(constants.ENDPOINT).hostname or "huggingface.co"
-    if host not in _REACHABLE:
+    url = urlsplit(constants.ENDPOINT)
+    host = url.hostname or "huggingface.co"
+    port = url.port or (80 if url.scheme == "http" else 443)  # HF_ENDPOINT may name a port
+    if (host, port) not in _REACHABLE:
         import socket
 
         try:
-            socket.create_connection((host, 443), timeout=timeout).close()
-            _REACHABLE[host] = True
+            socket.create_connection((host, port), timeout=timeout).close()
+            _REACHABLE[host, port] = True
         except OSError:
-            _REACHABLE[host] = False
-    return _REACHABLE[host]
+            _REACHABLE[host, port] = False
+    return _REACHABLE[host, port]
 
 
 @contextlib.contextmanager

@@ -387,6 +387,13 @@ class Handler(BaseHTTPRequestHandler):
             headers["Content-Length"] = str(full)
         self._send(status, data, headers, content_type="application/octet-stream")
 
+    def whoami(self, query):
+        """The token's owner, as huggingface_hub's whoami() reads it (publish asks first)."""
+        token = self.server.token
+        if token and self.headers.get("Authorization") != f"Bearer {token}":
+            return self._error(401, "Invalid credentials in Authorization header")
+        self._send(200, {"type": "user", "name": "argbench-test", "auth": {"type": "access_token"}})
+
     def agent_harnesses(self, query):
         """huggingface_hub >= 1.x fetches the registry of AI-agent env vars (telemetry)."""
         self._send(200, {"standardEnvVars": [], "harnesses": {}})
@@ -423,6 +430,7 @@ ROUTES = [
     ("HEAD", rf"/(?P<prefix>datasets/|spaces/|){REPO}/resolve/{REV}/(?P<path>.+)", Handler.resolve),
     ("POST", r"/api/validate-yaml", Handler.validate_yaml),
     ("GET", r"/api/agent-harnesses", Handler.agent_harnesses),
+    ("GET", r"/api/whoami-v2", Handler.whoami),
 ]
 
 

@@ -309,7 +309,7 @@ def test_401_names_the_token(hub, real_or_fixture, cache_dir):
     api = hub.api(token="hf_wrong")
     with pytest.raises(PublishError, match=r"refused the token \(HTTP 401\).*HF_TOKEN"):
         publish("cqs_gen", "org/cqs-gen", sources=real_or_fixture, cache_dir=cache_dir, api=api)
-    assert hub.calls()["calls"] == ["POST /api/repos/create"]  # stopped at once
+    assert hub.calls()["calls"] == ["GET /api/whoami-v2"]  # stopped before any build
 
 
 def test_slow_hub_times_out_with_a_clear_error_and_a_rerun_completes(
