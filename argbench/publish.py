@@ -222,8 +222,8 @@ def check_credentials(api=None):
         except Exception as error:  # noqa: BLE001 - said with what to do
             status = getattr(getattr(error, "response", None), "status_code", None)
             raise PublishError(
-                f"cannot publish: the Hub refused the token (HTTP {status}: "
-                f"{type(error).__name__}); log in with `hf auth login` or set HF_TOKEN to a "
+                f"cannot publish: the Hub refused the token (HTTP {status}) "
+                f"[{type(error).__name__}]: log in with `hf auth login` or set HF_TOKEN to a "
                 "token with write access. Nothing was built or uploaded"
             ) from None
     return api
