@@ -155,16 +155,22 @@ def _import_bundle_first(source: str) -> str:
     return "".join(lines[:first]) + header + "".join(lines[first:])
 
 
-def space_folder(name: str, out: Path) -> Path:
+def space_folder(name: str, out: Path, module: str | None = None) -> Path:
     """The Space of metric ``name`` in ``out``: the metric folder, the module importing the
-    bundle first, ``_argbench_bundle.py`` and resolvable ``requirements.txt``."""
+    bundle first, ``_argbench_bundle.py`` and resolvable ``requirements.txt``. ``module``: the
+    Space's name, when it is not the metric's (``evaluate.load("ORG/SPACE")`` fetches
+    ``SPACE.py``, so the module file and the app take that name)."""
     folder = metric_path(name)
+    module_name = module or name
     out.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.iterdir()):
-        if path.is_file() and not path.name.endswith(".pyc"):
-            (out / path.name).write_bytes(path.read_bytes())
-    module = out / f"{name}.py"
-    module.write_text(_import_bundle_first(module.read_text()))
+        if path.is_file() and not path.name.endswith(".pyc") and path.name != f"{name}.py":
+            text = path.read_bytes()
+            if path.name == "app.py":
+                text = text.replace(f'"{name}.py"'.encode(), f'"{module_name}.py"'.encode())
+            (out / path.name).write_bytes(text)
+    source = (folder / f"{name}.py").read_text()
+    (out / f"{module_name}.py").write_text(_import_bundle_first(source))
     (out / "requirements.txt").write_text(_space_requirements(folder))
     data = base64.b64encode(_bundle_zip()).decode("ascii")
     bootstrap = _BOOTSTRAP.format(version=argbench.__version__, data=data)
@@ -397,14 +403,18 @@ def publish(
     return plan
 
 
-def check_space_name(name: str, repo_id: str) -> None:
-    """``evaluate.load("ORG/NAME")`` fetches ``NAME.py``: the Space is named after the metric."""
+def check_space_name(name: str, repo_id: str) -> str:
+    """The module name of the Space ``repo_id``: ``evaluate.load("ORG/SPACE")`` fetches and
+    imports ``SPACE.py``, so the metric's module takes the Space's name, which must be one
+    Python can import."""
     space = repo_id.partition("/")[2]
-    if space != name:
+    if not space.isidentifier():
         raise ValueError(
-            f"{repo_id}: the Space must be named after the metric (evaluate.load('{repo_id}') "
-            f"fetches {space}.py; the module is {name}.py): use ORG/{name}"
+            f"{repo_id}: evaluate.load('{repo_id}') fetches and imports {space}.py, which is "
+            f"not an importable module name; name the Space with letters, digits and _ "
+            f"(for example ORG/{name})"
         )
+    return space
 
 
 def publish_metric(
@@ -423,11 +433,11 @@ def publish_metric(
     after the metric. ``dry_run`` returns the plan without touching the network.
     """
     log = log or (lambda message: None)
-    check_space_name(name, repo_id)
+    module = check_space_name(name, repo_id)
     if not dry_run:
         api = check_credentials(api)  # before anything else: fail in seconds
     with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
-        folder = space_folder(name, Path(scratch) / name)
+        folder = space_folder(name, Path(scratch) / module, module)
         plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
         if not dry_run:
             bump = (

@@ -144,20 +144,21 @@ SPACE_CHECK = """
 import json, sys
 import evaluate
 assert "argbench" not in sys.modules
-module = evaluate.load("org/argument_relevance", revision="v{version}")
+module = evaluate.load("org/ar", revision="v{version}")
 result = module.compute(predictions={predictions!r}, references={references!r})
 print(json.dumps({{"result": result, "bundled": sys.modules["argbench"].__file__}}))
 """
 
 
 def test_published_metric_space_loads_with_evaluate_where_argbench_is_not_installed(hub):
-    """argbench publish --metric -> evaluate.load("org/argument_relevance") in a venv that has
-    evaluate and no argbench gives the local module's result."""
+    """argbench publish --metric argument_relevance --repo-id org/ar -> evaluate.load("org/ar")
+    in a venv that has evaluate and no argbench gives the local module's result (the Space's
+    module takes the Space's name: evaluate fetches ar.py)."""
     python = evaluate_only_venv()
     missing = hub.run("import argbench", python=python, check=False)
     assert "No module named 'argbench'" in missing.stderr  # really a venv without argbench
     done = hub.cli(
-        "publish", "--metric", "argument_relevance", "--repo-id", "org/argument_relevance"
+        "publish", "--metric", "argument_relevance", "--repo-id", "org/ar"
     )
     assert done.returncode == 0, done.stderr
     predictions = ["A is faster [1, 2]. B is cheaper [generated].", "Both are fine [3]."]
@@ -171,13 +172,13 @@ def test_published_metric_space_loads_with_evaluate_where_argbench_is_not_instal
         predictions=predictions, references=references
     )
     assert out["result"] == json.loads(json.dumps(local_result))
-    files = hub.api().list_repo_files("org/argument_relevance", repo_type="space")
+    files = hub.api().list_repo_files("org/ar", repo_type="space")
     assert sorted(files) == [
         ".gitattributes",
         "README.md",
         "_argbench_bundle.py",
         "app.py",
-        "argument_relevance.py",
+        "ar.py",
         "requirements.txt",
     ]
     assert_only_known_endpoints(hub)

@@ -159,7 +159,7 @@ def test_metric_dry_run_lists_files_card_and_tag_and_writes_nothing(tmp_path, ca
         (["--metric", "nope", "--repo-id", "o/nope"], "unknown metric 'nope'; available: "),
         (
             ["--metric", "cr_diversity", "--repo-id", "o/cr-diversity"],
-            "the Space must be named after the metric",
+            "which is not an importable module name",
         ),
         (["nope", "--repo-id", "o/nope"], "unknown dataset 'nope'; available: "),
         (["cqs_gen", "--metric", "cr_diversity", "--repo-id", "o/x"], "one of them"),
