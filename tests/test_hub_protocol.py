@@ -157,9 +157,7 @@ def test_published_metric_space_loads_with_evaluate_where_argbench_is_not_instal
     python = evaluate_only_venv()
     missing = hub.run("import argbench", python=python, check=False)
     assert "No module named 'argbench'" in missing.stderr  # really a venv without argbench
-    done = hub.cli(
-        "publish", "--metric", "argument_relevance", "--repo-id", "org/ar"
-    )
+    done = hub.cli("publish", "--metric", "argument_relevance", "--repo-id", "org/ar")
     assert done.returncode == 0, done.stderr
     predictions = ["A is faster [1, 2]. B is cheaper [generated].", "Both are fine [3]."]
     references = [[3, 0, 2], [1, 2, 3]]
