@@ -350,7 +350,8 @@ def test_eval_yaml_is_published_and_a_results_file_becomes_an_eval_results_entry
         benchmark = yaml.safe_load(reply.read())
     assert benchmark["name"] == "CQs-Gen" and benchmark["evaluation_framework"] == "argbench"
     assert benchmark["tasks"] == [
-        {"id": "cq_reference_match", "config": "interventions", "split": "validation"}
+        {"id": "cq_reference_match", "config": "interventions", "split": "test"},
+        {"id": "cq_reference_match_validation", "config": "interventions", "split": "validation"},
     ]
     submission = tmp_path / "mine.json"
     rows = argbench.load_dataset(
@@ -386,11 +387,12 @@ def test_eval_yaml_is_published_and_a_results_file_becomes_an_eval_results_entry
     assert done.returncode == 0, done.stderr
     done = hub.cli("eval-results", out, "--out", tmp_path / ".eval_results")
     assert done.returncode == 0, done.stderr
-    (entry,) = yaml.safe_load((tmp_path / ".eval_results" / "cq_reference_match.yaml").read_text())
+    entry_file = tmp_path / ".eval_results" / "cq_reference_match_validation.yaml"
+    (entry,) = yaml.safe_load(entry_file.read_text())
     doc = json.loads(out.read_text())
     assert entry["dataset"] == {
         "id": "org/cqs-gen",
-        "task_id": "cq_reference_match",
+        "task_id": "cq_reference_match_validation",
         "revision": plan["commit"],
     }
     assert entry["value"] == doc["result"]["score"]
