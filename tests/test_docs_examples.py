@@ -31,7 +31,13 @@ import pytest
 from .openai_stub import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# the README, the guides, and the cards the site shows as pages (metric and dataset cards)
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "metrics").glob("*/README.md")),
+    *sorted((ROOT / "dataset_cards").glob("*.md")),
+]
 RUN = ("python", "bash")
 SKIP = re.compile(r"^<!--\s*not run:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(`{3,})(.*)$")
