@@ -208,7 +208,8 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     cq = by_task[("argbench_cqs_gen", "cq_reference_match")]
     assert cq["item_ids"] == CQ_IDS[:3] and cq["n_missing"] == 1
     assert len(cq["result"]["per_item"]["score"]) == 3
-    assert cq["signature"].startswith("cq_reference_match|matcher:sts|model:folder-sha256:")
+    assert cq["signature"].startswith("cq_reference_match|matcher:sts|model:")
+    assert "@folder-sha256:" in cq["signature"]  # a local model: its name and its files' hash
     assert "|thr:>0.65|max_q:3|" in cq["signature"]
     assert cq["dataset"]["name"] == "cqs_gen" and cq["dataset"]["split"] == "validation"
     assert cq["dataset"]["content_hash"].startswith("sha256:")
@@ -302,7 +303,7 @@ def test_openai_compatible_hostile_lm_eval_and_limit_compare(lm_eval_run, harnes
     full.write_text(json.dumps(cq))
     part.write_text(json.dumps(limited))
     refused = run([str(BIN / "argbench"), "compare", str(full), str(part)], env, ok=False)
-    assert refused.returncode == 1 and "different items" in refused.stderr
+    assert refused.returncode == 2 and "different items" in refused.stderr  # EXIT_CODES: 2
 
 
 REPLIES = [
