@@ -72,14 +72,9 @@ class ModelUnavailableError(OSError):
 
 def default_cache_dir() -> Path:
     """``$ARGBENCH_EMBEDDINGS_CACHE``, else ``$HF_HOME/argbench/embeddings`` (read at call time)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    hf_home = os.environ.get("HF_HOME")
-    if not hf_home:
-        from huggingface_hub import constants
+    from argbench.io import cache_folder
 
-        hf_home = constants.HF_HOME
-    return Path(hf_home) / "argbench" / "embeddings"
+    return cache_folder(CACHE_ENV, "embeddings")
 
 
 def _hub_repo(name: str) -> str:

@@ -201,6 +201,19 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def cache_folder(env: str, name: str) -> Path:
+    """``$env``, else ``$HF_HOME/argbench/<name>`` (read at call time): where argbench keeps a
+    cache of its own (embeddings, LLM replies), beside the HF libraries' caches."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    hf_home = os.environ.get("HF_HOME")
+    if not hf_home:
+        from huggingface_hub import constants
+
+        hf_home = constants.HF_HOME
+    return Path(hf_home) / "argbench" / name
+
+
 def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), what="--out"):
     """``path`` can be written: the right suffix, not a folder, its folder creatable and
     writable, not one of ``inputs``. Checked before the work that fills it."""

@@ -120,14 +120,9 @@ def _reply_text(body: str) -> str | Failed:
 
 def default_cache_dir() -> Path:
     """``$ARGBENCH_LLM_CACHE``, else ``$HF_HOME/argbench/llm`` (read at call time)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    hf_home = os.environ.get("HF_HOME")
-    if not hf_home:
-        from huggingface_hub import constants
+    from argbench.io import cache_folder
 
-        hf_home = constants.HF_HOME
-    return Path(hf_home) / "argbench" / "llm"
+    return cache_folder(CACHE_ENV, "llm")
 
 
 class _ReplyCache:

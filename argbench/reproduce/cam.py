@@ -351,6 +351,22 @@ def _sentence_key(object_a: str, object_b: str, sentence: str) -> tuple:
     return (frozenset((object_a.lower(), object_b.lower())), " ".join(sentence.split()).lower())
 
 
+def crowd_labels(toloka, skip_tasks=frozenset()) -> dict:
+    """Toloka task -> (its sentence's key, the crowd's labels), over the labelled assignments."""
+    by_task: dict = {}
+    for task, a, b, sentence, label in zip(
+        toloka["task_id"],
+        toloka["object_a"],
+        toloka["object_b"],
+        toloka["sentence"],
+        toloka["label"],
+        strict=True,
+    ):
+        if label is not None and sentence is not None and task not in skip_tasks:
+            by_task.setdefault(task, (_sentence_key(a, b, sentence), []))[1].append(label)
+    return by_task
+
+
 def majority(labels) -> int:
     """The most frequent label, the higher one on a tie (the paper's rule for the crowd)."""
     counts = Counter(labels)
@@ -395,18 +411,7 @@ def cam_gpt4_agreement(ctx: Context) -> Section:
         if label is not None:
             by_expert.setdefault(_sentence_key(a, b, sentence), []).append(label)
     toloka = ctx.load("cam_relevance", "toloka", "train")
-    by_task: dict = {}
-    for task, a, b, sentence, label in zip(
-        toloka["task_id"],
-        toloka["object_a"],
-        toloka["object_b"],
-        toloka["sentence"],
-        toloka["label"],
-        strict=True,
-    ):
-        if label is not None and sentence is not None:
-            by_task.setdefault(task, (_sentence_key(a, b, sentence), []))[1].append(label)
-    crowd = {key: majority(labels) for key, labels in by_task.values()}
+    crowd = {key: majority(labels) for key, labels in crowd_labels(toloka).values()}
     domain = list(range(4))
     for name, reference, key in (
         ("experts (expert sheets)", {k: majority(v) for k, v in by_expert.items()}, "experts"),
@@ -513,17 +518,7 @@ def cam_toloka_pool(ctx: Context) -> Section:
     }
     general = [n for task, n in labels_per_task.items() if task not in control]
     # general tasks whose crowd labels have no majority (all different), by sentence
-    labels: dict = {}
-    for task, a, b, sentence, label in zip(
-        toloka["task_id"],
-        toloka["object_a"],
-        toloka["object_b"],
-        toloka["sentence"],
-        toloka["label"],
-        strict=True,
-    ):
-        if label is not None and task not in control:
-            labels.setdefault(task, (_sentence_key(a, b, sentence), []))[1].append(label)
+    labels = crowd_labels(toloka, skip_tasks=control)
     split = [key for key, given in labels.values() if max(Counter(given).values()) == 1]
     section.rows += [
         row(
