@@ -69,6 +69,7 @@ wheel-check: setup
 	rm -rf dist $(VENV)-wheel
 	$(PY) -m build --wheel --outdir dist -q
 	$(PYTHON) -m venv $(VENV)-wheel
+	$(VENV)-wheel/bin/python -m pip install -q --upgrade pip
 	$(VENV)-wheel/bin/python -m pip install -q dist/*.whl
 	cd /tmp && $(abspath $(VENV))-wheel/bin/python -c "import argbench, argbench.loaders, argbench.metrics; from importlib import resources; assert resources.files('argbench.dataset_cards').joinpath('claimdiff.md').is_file(); assert all(resources.files('argbench.metrics').joinpath(m, f).is_file() for m in argbench.list_metrics() for f in ('requirements.txt', 'app.py', 'README.md')); assert argbench.load_metric('argument_relevance').compute(predictions=['Cats are smarter [1].'], references=[[3]])['f1'] == 1.0; from argbench.reproduce.report import published_figures; assert published_figures(); assert all(resources.files('argbench.harness').joinpath('lm_eval_tasks/' + f).is_file() for f in ('utils.py', 'argbench_cqs_gen.yaml', 'argbench_claimdiff_s.yaml', 'argbench_claimdiff_w.yaml', 'argbench_cam_answers.yaml')); import argbench.cli, argbench.scoring.bradley_terry; print('wheel ok:', argbench.__version__, argbench.list_datasets(), argbench.list_metrics())"
 

@@ -151,6 +151,9 @@ def evaluate_only_venv() -> Path:
         return python
     shutil.rmtree(target, ignore_errors=True)  # a half-made one
     subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
+    subprocess.run(  # a new venv's bundled pip first: old pips backtrack for minutes
+        [str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], capture_output=True
+    )
     done = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", wanted], capture_output=True, text=True
     )
