@@ -480,3 +480,14 @@ def test_bench_harness_small(real_mirror, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "identical on both sides" in out and "ratio harness / evaluate" in out
     tasks._cached_split.cache_clear()
+
+
+@pytest.mark.parametrize("content", [b"{}", b"garbage", b"\xff\xfe"])
+def test_a_file_that_is_no_inspect_log_is_named_as_such(tmp_path, content):
+    """Hostile: a stray JSON or a truncated .eval given to import-harness is a clear error (it
+    was a raw pydantic ValidationError)."""
+    for name in ("stray.json", "cut.eval"):
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ValueError, match=rf"{name}: not an inspect log .*lm-eval"):
+            import_harness(path)

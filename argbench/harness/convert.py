@@ -110,7 +110,14 @@ def _lm_eval_run(results_file: Path, command) -> list:
 def _inspect_log(path: Path, command) -> list:
     from inspect_ai.log import read_eval_log
 
-    log = read_eval_log(str(path))
+    try:
+        log = read_eval_log(str(path))
+    except Exception as error:  # noqa: BLE001 - inspect raises pydantic/zip/JSON errors alike
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ValueError(
+            f"{path}: not an inspect log ({type(error).__name__}: {first}); give an inspect "
+            "log (.eval or .json, from inspect eval) or an lm-eval --output_path folder"
+        ) from None
     name = log.eval.task
     short = name.split("/")[-1]
     if short not in tasks.TASKS:
