@@ -11,6 +11,10 @@ SmolLM2-135M cannot judge (its labels are nearly constant): these numbers test t
 and the parsers on real replies, not judging accuracy.
 
     ARGBENCH_SOURCES=../shared/sources python scripts/bench_llm_judge.py --n 40
+    ... --small   (CI: 3 judgments per judge, free text and grammar)
+
+Each mode's time per judgment is printed as a ratio against free text (the baseline, measured
+in the same run). The reply cache is off, so every judgment is a real request.
 """
 
 from __future__ import annotations
@@ -78,20 +82,30 @@ def main(argv=None):
     parser.add_argument(
         "--max-tokens", type=int, default=24, help="reply length cap (free text rambles)"
     )
+    parser.add_argument("--small", action="store_true", help="CI size: --n 3 --modes off,grammar")
     args = parser.parse_args(argv)
+    if args.small:
+        args.n, args.modes = 3, "off,grammar"
     inputs = {"aac": aac_inputs(args.n, args.sources), "cq": cq_inputs(args.n, args.sources)}
     with serve_gguf(
-        args.weights or packaged_gguf(), progress=False, max_tokens=args.max_tokens
+        args.weights or packaged_gguf(),
+        progress=False,
+        max_tokens=args.max_tokens,
+        cache_dir=False,  # every judgment a real request, not a cached reply
     ) as endpoint:
         print(f"server: {endpoint.base_url}, model {endpoint.model}")
         for kind in ("aac", "cq"):
+            baseline = None
             for mode in args.modes.split(","):
                 endpoint.structured = endpoint.structured_used = mode
                 result, total, seconds = run(kind, endpoint, inputs[kind])
                 parsed = total - result["n_failed"]
+                per = seconds / total
+                baseline = per if mode == "off" else baseline
+                ratio = f", x{per / baseline:.2f} the free-text time" if baseline else ""
                 print(
                     f"{kind:3} structured={mode:11} {parsed:3}/{total} parsed "
-                    f"({parsed / total:.0%}), {seconds / total:.2f} s/judgment",
+                    f"({parsed / total:.0%}), {per:.2f} s/judgment{ratio}",
                     flush=True,
                 )
                 for failure in result["failed"][:3]:
