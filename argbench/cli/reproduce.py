@@ -16,7 +16,7 @@ def _cmd_reproduce(args) -> int:
     for name in ("report.md", "report.json"):  # writable, and no other run writing them
         claim_output(Path(args.out) / name, suffixes=None, what="--out")
 
-    def run(judge):
+    def run(judge, judge_note=""):
         return reproduce(
             args.out,
             sources=args.sources,
@@ -25,15 +25,22 @@ def _cmd_reproduce(args) -> int:
             model=args.model,
             judge=judge,
             judge_answers=args.judge_answers,
+            judge_note=judge_note,
             log=lambda m: print(m, flush=True),
         )
 
     if args.judge and args.judge.startswith("gguf:"):
-        from argbench.llm import serve_gguf
+        from argbench.llm import SMALL_TEST_JUDGE_NOTE, packaged_gguf, serve_gguf
 
+        weights = Path(args.judge[len("gguf:") :])
+        try:
+            packaged = Path(packaged_gguf()).resolve()
+        except FileNotFoundError:
+            packaged = None
+        note = SMALL_TEST_JUDGE_NOTE if weights.resolve() == packaged else ""
         # argbench serves the weights: the judge is named by their sha256, not by a name
-        with serve_gguf(args.judge[len("gguf:") :]) as endpoint:
-            sections = run(endpoint)
+        with serve_gguf(weights) as endpoint:
+            sections = run(endpoint, note)
     else:
         sections = run(args.judge)
     print()

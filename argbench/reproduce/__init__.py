@@ -32,10 +32,13 @@ def reproduce(
     log=print,
     only=None,
     judge_answers=None,
+    judge_note="",
 ) -> list[Section]:
     """Run every section (or those named in ``only``), write ``report.md`` / ``report.json``
-    (and figures) to ``out_dir``."""
+    (and figures) to ``out_dir``. ``judge_note``: said on every row the judge scored (e.g. that
+    a small test model cannot judge)."""
     ctx = Context(Path(out_dir), sources, cache_dir, plots, model, judge, judge_answers, log)
+    ctx.judge_note = judge_note
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     sections = []
     chosen = [s for s in SECTIONS if only is None or s.__name__ in only]

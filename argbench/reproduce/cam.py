@@ -49,6 +49,7 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
         f"({result['n_pairs']} notebook pairs; pooled over pairs: {result['aac']:.4f})"
         + part
         + ("" if paper_judge else "; not the paper's GPT-4")
+        + (f"; {ctx.judge_note}" if ctx.judge_note else "")
     )
     return row(
         item,

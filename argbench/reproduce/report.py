@@ -184,6 +184,8 @@ class Context:
     log: Callable[[str], None] = print
     figures: list[str] = field(default_factory=list)
 
+    judge_note: str = ""  # said on every row the judge scored
+
     _models: dict = field(default_factory=dict)
 
     _identities: dict = field(default_factory=dict)
