@@ -491,3 +491,17 @@ def test_a_file_that_is_no_inspect_log_is_named_as_such(tmp_path, content):
         path.write_bytes(content)
         with pytest.raises(ValueError, match=rf"{name}: not an inspect log .*lm-eval"):
             import_harness(path)
+
+
+def test_inspect_metrics_before_the_first_scored_item_are_nan_not_an_error(monkeypatch):
+    """inspect computes metrics for its display while samples arrive; a ClaimDiff run whose
+    first finished samples are dev pairs failed with 'no test item was run' (seen in CI). The
+    display gets NaN; scoring the records (import-harness) still refuses such a run."""
+    import math
+
+    from argbench.harness import inspect_tasks
+
+    with pytest.raises(tasks.NoScoredItem, match="no test item was run"):
+        tasks.results("claimdiff_s", [])
+    compute = inspect_tasks._figure("claimdiff_s", "claim_relation", "auroc")
+    assert math.isnan(compute([]))

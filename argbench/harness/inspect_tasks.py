@@ -43,7 +43,13 @@ def _records(scores) -> list[dict]:
 
 def _figure(name: str, metric_name: str, key: str):
     def compute(scores) -> float:
-        return tasks.figure(name, _records(scores), metric_name, key)
+        # inspect also computes metrics for its display while samples arrive: before the
+        # first scored item (ClaimDiff's dev pairs may come first) the figure is NaN, not an
+        # error that ends the run; import-harness scores the records and refuses such a run
+        try:
+            return tasks.figure(name, _records(scores), metric_name, key)
+        except tasks.NoScoredItem:
+            return float("nan")
 
     return compute
 

@@ -331,6 +331,11 @@ def split_records(name: str, records: list[dict]) -> tuple[list[dict], dict]:
     return test, {"dev_predictions": [r["score"] for r in dev], "dev_references": dev_labels}
 
 
+class NoScoredItem(ValueError):
+    """The records hold no item of the split that is scored (yet: a harness may compute its
+    metrics while samples are still arriving, dev pairs first)."""
+
+
 def results(name: str, records: list[dict], *, system=None, command=None) -> dict[str, dict]:
     """metric -> argbench results document of one run's prediction records (any order, a
     subset under ``--limit``: the documents say how many items were not scored)."""
@@ -339,7 +344,7 @@ def results(name: str, records: list[dict], *, system=None, command=None) -> dic
     t = task(name)
     test, extra = split_records(name, records)
     if not test:
-        raise ValueError(f"{name}: no {t.split} item was run (a --limit that small?)")
+        raise NoScoredItem(f"{name}: no {t.split} item was run (a --limit that small?)")
     docs = {}
     for metric in metrics_of(name):
         docs[metric] = evaluate_predictions(
