@@ -1,11 +1,12 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import argbench
 from argbench import reproduce as rep
-from argbench.reproduce import cam, report
+from argbench.reproduce import cam, render, report
 
 
 def test_row_diff_only_when_comparable():
@@ -21,9 +22,16 @@ def test_render_marks_missing_and_not_comparable():
         "T",
         [rep.Row("a", 0.5, 0.4, "paper"), rep.Row("b", None, 0.7, note="not run: no judge")],
     )
-    text = report.render_markdown([section], [])
-    assert "| a | reproduction | 0.5 | 0.4 | +0.1 | no | paper |  |" in text
-    assert "| b | reproduction | — | 0.7 | — | — |  | not run: no judge |" in text
+    info = {"version": "9.9", "date": "2026-01-01", "commit": "abc"}
+    text = render.render_markdown([section], info)
+    assert "| 1 | a | 0.5 | 0.4 | +0.1 | **not reproduced** | paper |" in text
+    assert "| 2 | b | — | 0.7 | — | not comparable |  |" in text
+    # the explanation sits under the table, keyed by the row's number, not in a wide column
+    assert "- **2.** not run: no judge" in text
+    assert text.startswith(
+        "# argbench reproduction report\n\nargbench 9.9 · 2026-01-01 · commit `abc`"
+    )
+    assert "| P | 0 of 1 | 0 | 1 | 1 | 0 |" in text  # the summary table up front
 
 
 def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
@@ -34,11 +42,13 @@ def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
     # half-up, as papers round: 0.125 -> 0.13
     assert rep.Row("x", 0.125, 0.13, decimals=2).reproduced is True
     assert rep.Row("x", np.float64(63.45), 63, decimals=0).reproduced is True  # numpy floats
-    assert rep.Row("x", 0.5, 0.4, tolerance=0.1).reproduced is True
+    # a tolerance is a named test: it agrees, but the headline does not count it
+    within = rep.Row("x", 0.5, 0.4, decimals=1, tolerance=0.1)
+    assert (within.category, within.agrees, within.reproduced) == ("named test", True, False)
     # a figure printed 0.20 keeps its two decimals (YAML would drop the zero)
     assert report.row("x", 0.2049, "cqs_gen/fig4/sts_kappa_references").decimals == 2
     checked = report.row("n", 186, "cqs_gen/release/validation_interventions")
-    assert checked.kind == "release check" and checked.reproduced is None
+    assert checked.kind == "release check" and checked.reproduced is None and checked.agrees
     section = rep.Section(
         "P",
         "T",
@@ -47,17 +57,62 @@ def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
             rep.Row("b", 0.7, 0.5, decimals=1),
             rep.Row("c", None, 0.7, comparable=False),
             rep.Row("d", 3),
+            rep.Row("e", 0.58, 0.5, decimals=1, tolerance=0.1, test="±0.1 (the paper's)"),
             checked,
         ],
         why_not="the release lacks it",
     )
     assert section.summary() == (
-        "1 of 2 published figures reproduced to the paper's precision. 1 not reproduced from "
-        "the release (the release lacks it): b. 1 not compared (another model or population, "
-        "or no judge configured). Not counted: 1 descriptive row, 1 release check row."
+        "1 of 3 independent published figures reproduced at the printed precision. 1 more agree "
+        "within a named test (±0.1 (the paper's)). 1 not reproduced (the release lacks it): b. "
+        "1 not comparable (another model or population, or no judge configured). Not "
+        "reproductions: 1 release check row, 1 descriptive row."
+    )
+    assert rep.headline([section]) == (
+        "1 of 3 independent published figures reproduced at the printed precision; 1 more agree "
+        "within a named test, 1 not reproduced, 1 not comparable"
     )
     with pytest.raises(ValueError, match="kind must be one of"):
         rep.Row("x", 1, kind="reproduced")
+
+
+def test_one_call_adds_a_counted_row():
+    """What another section (e.g. CQs-Gen §6.1's ranking correlation) does to add a figure:
+    one ``row`` call with the published key; the printed precision decides."""
+    counted = rep.row(
+        "STS ranking vs human ranking / Pearson", 0.6912, "cqs_gen/s61/sts_ranking_pearson"
+    )
+    assert (counted.published, counted.decimals, counted.printed) == (0.69, 2, "0.69")
+    assert (counted.category, counted.reproduced) == ("printed precision", True)
+    missed = rep.row(
+        "STS ranking vs human ranking / Pearson", 0.71, "cqs_gen/s61/sts_ranking_pearson"
+    )
+    assert (missed.category, missed.reproduced) == ("not reproduced", False)
+
+
+def test_printed_ranges_and_bounds_are_named_tests():
+    inside = report.row("mean", 9.59, "cam/fig4/mean")
+    assert (inside.printed, inside.category, inside.test) == (
+        "9–10",
+        "named test",
+        "inside the printed range 9–10",
+    )
+    assert report.row("mean", 7.26, "cam/fig4/mean").category == "not reproduced"
+    over = report.row("share", 65.78, "claimdiff/text/non_overlapping_percent")
+    assert (over.category, over.printed) == ("not reproduced", "> 70")
+    assert (
+        report.row("share", 70.2, "claimdiff/text/non_overlapping_percent").category == "named test"
+    )
+    # 69.8 rounds to 70 but is not over 70: a bound is never judged by rounding
+    assert report.row("share", 69.8, "claimdiff/text/non_overlapping_percent").agrees is False
+
+
+def test_precision_printed_is_kept():
+    """ClaimDiff test_doc % weaken is printed 7.50 (238 / 3,173); the release's 238 / 3,168 =
+    7.51 agreed only while YAML read the figure as 7.5."""
+    weaken = report.row("x", 100 * 238 / 3168, "claimdiff/table1/test_doc/% weaken")
+    assert (weaken.printed, weaken.decimals, weaken.category) == ("7.50", 2, "not reproduced")
+    assert report.row("x", 100 * 238 / 3173, "claimdiff/table1/test_doc/% weaken").reproduced
 
 
 def test_model_choice_flags_every_substitute(tmp_path):
@@ -406,12 +461,42 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
 
 
 def test_published_figures_are_data_with_a_source():
+    import yaml
+
+    from argbench.reproduce.published import decimals_of
+
+    raw = yaml.safe_load(
+        (Path(report.__file__).parent / "published.yaml").read_text(encoding="utf-8")
+    )
     figures = report.published_figures()
-    assert len(figures) > 50
-    for key, entry in figures.items():
-        assert {"value", "source"} <= set(entry) <= {"value", "source", "decimals", "kind"}, key
+    assert len(figures) > 50 and set(figures) == set(raw)
+    for key, entry in raw.items():
+        assert {"value", "source"} <= set(entry) <= {"value", "source", "decimals", "kind", "why"}
         assert entry.get("kind", "reproduction") in report.KINDS, key
-        assert entry["value"] is None or isinstance(entry["value"], (int, float)), key
         assert entry["source"], key
+        # every value as printed (a string), its decimals those of the printed form
+        assert entry["value"] is None or isinstance(entry["value"], str), key
+        figure = figures[key]
+        if figure["shape"] == "point" and entry["value"] is not None:
+            assert figure["decimals"] == decimals_of(entry["value"]), key
+            assert entry.get("decimals", figure["decimals"]) == figure["decimals"], key
     with pytest.raises(KeyError, match="no figure 'cam/table9/x'"):
         report.row("x", 1, "cam/table9/x")
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"value": 7.5, "source": "p"}, "must be written as the paper printed it, in quotes"),
+        ({"value": "0.20", "source": "p", "decimals": 1}, "decimals: 1 disagrees with the printed"),
+        ({"value": "about 7", "source": "p"}, "not a printed number, a range"),
+        ({"value": "7", "source": "p", "precision": 1}, "fields must be value, source"),
+        ({"value": "7"}, "fields must be value, source"),
+    ],
+)
+def test_published_entry_errors_name_the_figure(entry, message):
+    from argbench.reproduce.published import PublishedFigureError, parse_printed
+
+    with pytest.raises(PublishedFigureError, match=message) as caught:
+        parse_printed("paper/table/x", entry)
+    assert "published.yaml, figure 'paper/table/x'" in str(caught.value)
