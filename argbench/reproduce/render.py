@@ -71,6 +71,20 @@ def _fmt(value) -> str:
     return str(value)
 
 
+def published_text(r: Row) -> str:
+    """The published figure as the paper printed it: its decimals kept (0.20, 7.50), a range
+    or bound as written, thousands separated as argbench's figures are."""
+    if r.published is None:
+        return "—"
+    if not r.point and r.printed:
+        return r.printed
+    if r.decimals is not None and abs(r.published) >= 1000:
+        return f"{r.published:,.{r.decimals}f}"
+    if r.decimals is not None:
+        return f"{r.published:.{r.decimals}f}"
+    return _fmt(r.published)
+
+
 def _cell(text: str) -> str:
     """Text safe in a table cell: no pipe splits it, no newline ends the row."""
     return str(text).replace("|", "&#124;").replace("\n", " ")
@@ -124,11 +138,11 @@ def render_section(section: Section) -> list[str]:
     ]
     notes = []
     for number, r in enumerate(section.rows, 1):
-        diff = r.diff
-        published = r.printed if r.printed is not None else _fmt(r.published)
+        diff = r.diff if r.point else None  # a range or bound has no one figure to subtract
         lines.append(
-            f"| {number} | {_cell(r.item)} | {_cell(_fmt(r.argbench))} | {_cell(published)} | "
-            f"{'—' if diff is None else f'{diff:+.4g}'} | {verdict(r)} | {_cell(r.source)} |"
+            f"| {number} | {_cell(r.item)} | {_cell(_fmt(r.argbench))} | "
+            f"{_cell(published_text(r))} | {'—' if diff is None else f'{diff:+.4g}'} | "
+            f"{verdict(r)} | {_cell(r.source)} |"
         )
         explained = r.note
         if r.category == "named test":
