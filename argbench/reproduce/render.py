@@ -145,8 +145,10 @@ def render_section(section: Section) -> list[str]:
             f"{verdict(r)} | {_cell(r.source)} |"
         )
         explained = r.note
-        if r.category == "named test":
-            explained = f"test: {r.test or f'±{r.tolerance:g}'}" + (f"; {r.note}" if r.note else "")
+        if r.agrees is not None and not r.at_precision and (r.test or r.tolerance is not None):
+            test = r.test or f"±{r.tolerance:g}"
+            outcome = "passes" if r.passes_test else "fails"
+            explained = f"test: {test} ({outcome})" + (f"; {r.note}" if r.note else "")
         if explained:
             notes.append(f"- **{number}.** {explained}")
     lines.append("")
