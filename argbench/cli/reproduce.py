@@ -10,7 +10,7 @@ from argbench.cli import add_data_options
 def _cmd_reproduce(args) -> int:
     from argbench.io import claim_output
     from argbench.layout import output_folder
-    from argbench.reproduce import reproduce
+    from argbench.reproduce import headline, reproduce
 
     output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
     for name in ("report.md", "report.json"):  # writable, and no other run writing them
@@ -45,13 +45,9 @@ def _cmd_reproduce(args) -> int:
         sections = run(args.judge)
     print()
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
-    rows = [row for section in sections for row in section.rows]
-    not_comparable = sum(not row.comparable for row in rows)
-    verdicts = [row.reproduced for row in rows if row.reproduced is not None]
     print(
         f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; "
-        f"{sum(verdicts)} of {len(verdicts)} published figures reproduced (see each section's "
-        f"summary); rows not comparable with the paper: {not_comparable}"
+        f"{headline(sections)} (see each section's summary)"
     )
     return 0
 

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from argbench.reproduce import cam, claimdiff, cqs_gen, webis
-from argbench.reproduce.report import Context, Row, Section, write_report
+from argbench.reproduce.render import write_report
+from argbench.reproduce.report import Context, Row, Section, headline, row
 
-__all__ = ["SECTIONS", "Context", "Row", "Section", "reproduce"]
+__all__ = ["SECTIONS", "Context", "Row", "Section", "headline", "reproduce", "row"]
 
 SECTIONS: list[Callable[[Context], Section]] = [
     *cam.SECTIONS,
@@ -45,9 +46,11 @@ def reproduce(
     for position, make in enumerate(chosen, 1):
         log(f"[{position}/{len(chosen)}] {make.__name__.replace('_', ' ')}")
         start = time.perf_counter()
+        drawn = len(ctx.figures)
         section = make(ctx)
         section.seconds = time.perf_counter() - start
+        section.figures += ctx.figures[drawn:]  # shown in its section, under its table
         sections.append(section)
         log(f"  done in {section.seconds:.1f}s")
-    write_report(ctx.out_dir, sections, ctx.figures)
+    write_report(ctx.out_dir, sections)
     return sections

@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 
 from argbench.constants import CQ_LABELS
-from argbench.reproduce.report import Context, Row, Section, row
+from argbench.reproduce.report import Context, Row, Section, model_name, row
 from argbench.sources import path_of
 
 STS_MODEL = "stsb-mpnet-base-v2"  # the CQs-Gen paper's model
@@ -237,7 +237,7 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
             )
         )
     section.notes += [
-        f"Model: {model}. {population}. The paper's figures (STS 0.65 against manual labels: "
+        f"Model: {model_name(model)}. {population}. The paper's figures (STS 0.65 against manual labels: "
         "kappa 0.20 with the test references, 0.48 with all 45 extra references) are shown beside "
         "argbench's but not compared. Each submission (15 blocks of 3 questions per intervention) "
         "is held out in turn and matched against the test references plus the other submissions' "
@@ -340,7 +340,7 @@ def cqs_gen_system_output(ctx: Context) -> Section:
             Row(key, diversity[key], None, "", how, signature=diversity["signature"])
         )
     section.notes.append(
-        f"model: {model}; the paper reports no figure for this trial system, so the rows show argbench's values only."
+        f"model: {model_name(model)}; the paper reports no figure for this trial system, so the rows show argbench's values only."
     )
     if ctx.plots:
         grid = np.round(np.arange(0.30, 0.951, 0.01), 2)

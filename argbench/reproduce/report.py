@@ -1,30 +1,65 @@
-"""The report machinery: rows, sections, the shared context, figures and the writers.
+"""The report machinery: rows, sections, the shared context and figures.
 
 Each paper's module contributes sections: a function ``(Context) -> Section``. A row holds
 argbench's figure, the published one and where the published one comes from (looked up in
-``published.yaml`` by key); a row that cannot be compared (another model, no judge) says so
-in ``note`` and is flagged ``comparable=False``.
+``published.yaml`` by key, with the precision the paper printed: see ``published.py``).
 
-Every row has a ``kind``: a ``reproduction`` sets a figure computed from the release beside the
-paper's; a ``descriptive`` row reports what argbench computes with nothing to compare; a
-``release check`` compares the release with itself (or a formula fitted to the paper's own
-figures) and proves nothing about the paper. Only reproductions count in a section's summary.
-A reproduction agrees when argbench's figure, rounded to the published figure's precision
-(``decimals``, from ``published.yaml``), equals it, or when ``|diff| <= tolerance`` if the row
-sets a tolerance.
+A row's ``kind`` says what setting it beside the paper tests:
+
+- ``reproduction``: an independent published figure, computed from the release on the
+  authors' population (the one their code uses or the paper states);
+- ``inferred population``: the same kind of figure on a population argbench chose after
+  seeing the figure (real evidence when it agrees, but not a reproduction);
+- ``release check``: the release against the authors' own outputs (a notebook's printout, a
+  sheet's stored cell) or its own counts: a check of argbench, not of the paper;
+- ``structural``: a figure the release's layout fixes (file names, a design's shape) or a
+  tautology;
+- ``restatement``: another counted row's figure again (or a sum of counted rows);
+- ``variant``: another reading of a counted figure, shown with what it gives;
+- ``descriptive``: argbench's figure, with nothing to compare.
+
+A reproduction's ``category`` is the verdict: ``printed precision`` (argbench's figure,
+rounded half-up to the printed decimals, equals it), ``named test`` (it does not, but passes
+the test the row names: both 95% CIs, a printed range, a stated tolerance), ``not reproduced``
+or ``not comparable`` (another model or population, no judge). Only ``printed precision``
+counts in the headline, and only there is ``reproduced`` true.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from functools import cache
-from importlib import resources
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from argbench.embedding import offline_minilm
+from argbench.reproduce.published import published_figures, published_value
 from argbench.sources import assume_offline, hub_reachable
+
+__all__ = [
+    "CATEGORIES",
+    "KINDS",
+    "Context",
+    "Row",
+    "Section",
+    "headline",
+    "published_figures",
+    "published_value",
+    "row",
+]
+
+KINDS = (
+    "reproduction",
+    "inferred population",
+    "release check",
+    "structural",
+    "restatement",
+    "variant",
+    "descriptive",
+)
+# the verdicts of a reproduction, in the order the report counts them
+CATEGORIES = ("printed precision", "named test", "not reproduced", "not comparable")
 
 
 @dataclass
@@ -37,29 +72,19 @@ class Row:
     comparable: bool = True
     signature: str | None = None  # of the metric that computed argbench's figure
     dataset: dict | None = None  # name, config, split, version, content_hash of its data
-    kind: str = ""  # reproduction / descriptive / release check; "" = decided by the fields
-    decimals: int | None = None  # the published figure's precision
-    tolerance: float | None = None  # agreement when |diff| <= tolerance (else: by decimals)
-    verdict: bool | None = None  # agreement by the named ``test`` instead (e.g. both CIs)
-    test: str = ""
+    kind: str = ""  # one of KINDS; "" = reproduction with a published figure, else descriptive
+    decimals: int | None = None  # the published figure's printed precision
+    tolerance: float | None = None  # a named test: agreement when |diff| <= tolerance
+    verdict: bool | None = None  # a named test decided by the section (e.g. both CIs)
+    test: str = ""  # the named test, as the report shows it
+    printed: str | None = None  # the published figure as printed ("7.50", "9–10", "> 70")
+    point: bool = True  # False: a printed range or bound, judged by its named test alone
 
     def __post_init__(self):
         if not self.kind:
             self.kind = "reproduction" if self.published is not None else "descriptive"
         if self.kind not in KINDS:
             raise ValueError(f"row {self.item!r}: kind must be one of {KINDS}, not {self.kind!r}")
-
-    @property
-    def reproduced(self) -> bool | None:
-        """Whether argbench's figure agrees with the published one (None: not a comparison)."""
-        if self.kind != "reproduction" or self.diff is None:
-            return None
-        if self.verdict is not None:
-            return self.verdict
-        if self.tolerance is not None:
-            return abs(self.diff) <= self.tolerance + 1e-12
-        decimals = 0 if self.decimals is None else self.decimals
-        return _round_half_up(self.argbench, decimals) == round(self.published, decimals)
 
     @property
     def diff(self) -> float | None:
@@ -71,34 +96,72 @@ class Row:
             return None
         return self.argbench - self.published
 
+    @property
+    def at_precision(self) -> bool | None:
+        """Argbench's figure rounded half-up to the printed decimals equals the printed one."""
+        if self.diff is None or not self.point:
+            return None
+        decimals = 0 if self.decimals is None else self.decimals
+        return round_half_up(self.argbench, decimals) == round_half_up(self.published, decimals)
 
-KINDS = ("reproduction", "descriptive", "release check")
+    @property
+    def passes_test(self) -> bool | None:
+        """The named test's outcome (None: the row names none, or nothing is compared)."""
+        if self.diff is None:
+            return None
+        if self.verdict is not None:
+            return self.verdict
+        if self.tolerance is not None:
+            return abs(self.diff) <= self.tolerance + 1e-12
+        return None
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether argbench's figure agrees with the published one, by precision or the named
+        test, whatever the row's kind (None: nothing is compared)."""
+        if self.diff is None:
+            return None
+        return bool(self.at_precision or self.passes_test)
+
+    @property
+    def category(self) -> str:
+        """The verdict of a reproduction (one of CATEGORIES), else the row's kind."""
+        if self.kind != "reproduction":
+            return self.kind
+        if self.diff is None:
+            return "not comparable"
+        if self.at_precision:
+            return "printed precision"
+        return "named test" if self.passes_test else "not reproduced"
+
+    @property
+    def reproduced(self) -> bool | None:
+        """True only when the headline counts the row (agreement at the printed precision);
+        False for every other judged reproduction; None for rows that are not."""
+        if self.kind != "reproduction" or self.diff is None:
+            return None
+        return self.category == "printed precision"
 
 
-def _round_half_up(value: float, decimals: int) -> float:
+def round_half_up(value: float, decimals: int) -> float:
     """Round as a paper does (0.125 -> 0.13), not to even; float noise is absorbed first."""
     from decimal import ROUND_HALF_UP, Decimal
 
     quantum = Decimal(1).scaleb(-decimals)
-    return float(Decimal(repr(round(float(value), 10))).quantize(quantum, rounding=ROUND_HALF_UP))
-
-
-@cache
-def published_figures() -> dict[str, dict]:
-    """``published.yaml``: key -> ``{value, source[, decimals][, kind]}``."""
-    import yaml
-
-    text = resources.files("argbench.reproduce").joinpath("published.yaml").read_text("utf-8")
-    return yaml.safe_load(text)
-
-
-def published_value(key: str):
-    """The published figure ``key`` of ``published.yaml``."""
-    return published_figures()[key]["value"]
+    noise = max(10, decimals + 2)
+    return float(
+        Decimal(repr(round(float(value), noise))).quantize(quantum, rounding=ROUND_HALF_UP)
+    )
 
 
 def row(item: str, value, key: str | None = None, note: str = "", **fields) -> Row:
-    """A row set beside the published figure ``key`` of ``published.yaml`` (if any)."""
+    """A row set beside the published figure ``key`` of ``published.yaml`` (if any).
+
+    The figure's printed form decides the test: a point is compared at its printed decimals;
+    a range (``"9–10"``) and a bound (``"> 70"``) by whether argbench's figure lies inside,
+    a named test. The entry's ``kind`` and ``why`` (a row that is not an independent
+    reproduction) are the row's unless ``fields`` say otherwise.
+    """
     if key is not None:
         figures = published_figures()
         if key not in figures:
@@ -106,19 +169,22 @@ def row(item: str, value, key: str | None = None, note: str = "", **fields) -> R
         figure = figures[key]
         fields.setdefault("published", figure["value"])
         fields.setdefault("source", figure["source"])
-        fields.setdefault("decimals", figure.get("decimals", _decimals(figure["value"])))
-        if "kind" in figure:
+        fields.setdefault("decimals", figure["decimals"])
+        fields.setdefault("printed", figure["printed"])
+        if figure["kind"]:
             fields.setdefault("kind", figure["kind"])
+        if figure["why"]:
+            note = f"not counted: {figure['why']}" + (f"; {note}" if note else "")
+        if figure["shape"] != "point" and isinstance(value, (int, float)):
+            low, high = figure["low"], figure["high"]
+            fields.setdefault("point", False)
+            if figure["shape"] == "range":
+                fields.setdefault("verdict", low <= value <= high)
+                fields.setdefault("test", f"inside the printed range {figure['printed']}")
+            else:
+                fields.setdefault("verdict", value > low)
+                fields.setdefault("test", f"the paper's '{figure['printed']}'")
     return Row(item, value, note=note, **fields)
-
-
-def _decimals(value) -> int | None:
-    """Digits after the point of a published figure as written in published.yaml (YAML drops
-    trailing zeros: a figure printed 0.70 needs ``decimals: 2`` there)."""
-    if value is None or isinstance(value, int):
-        return 0 if value is not None else None
-    text = repr(float(value))
-    return 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
 
 
 @dataclass
@@ -130,44 +196,71 @@ class Section:
     seconds: float = 0.0
     # why the figures that do not agree cannot come from the release (for the summary)
     why_not: str = ""
+    figures: list[dict] = field(default_factory=list)  # {"file", "caption"}, in drawing order
+
+    def counts(self) -> Counter:
+        """Rows per category (reproductions by verdict, the other rows by kind)."""
+        return Counter(r.category for r in self.rows)
 
     def summary(self) -> str:
-        """ "N of M published figures reproduced (...), K not (why); not counted: ..."."""
-        compared = [r for r in self.rows if r.kind == "reproduction" and r.published is not None]
-        other = [r for r in compared if r.diff is None]  # another model, no judge
-        judged = [r for r in compared if r.diff is not None]
-        agree = [r for r in judged if r.reproduced]
-        missed = [r for r in judged if not r.reproduced]
-        tolerances = sorted({r.tolerance for r in judged if r.tolerance is not None})
-        within = "to the paper's precision" + (
-            f" or within {', '.join(f'±{t:g}' for t in tolerances)} where a row says so"
-            if tolerances
-            else ""
-        )
-        tests = sorted({r.test for r in judged if r.verdict is not None and r.test})
-        if tests:
-            within += f" ({'; '.join(tests)} where a row says so)"
+        """What was compared and how it came out: the headline's count (at the printed
+        precision), the named tests apart, what is not reproduced and why, what is not
+        counted."""
+        counts = self.counts()
+        judged = sum(counts[c] for c in CATEGORIES[:3])
         parts = [
-            f"{len(agree)} of {len(judged)} published figures reproduced {within}"
+            f"{counts['printed precision']} of {judged} independent published figures reproduced "
+            "at the printed precision"
             if judged
-            else "No published figure is reproduced here"
+            else "No independent published figure is compared here"
         ]
+        within = [r for r in self.rows if r.category == "named test"]
+        if within:
+            tests = "; ".join(dict.fromkeys(_test_name(r) for r in within))
+            parts.append(f"{len(within)} more agree within a named test ({tests})")
+        missed = [r for r in self.rows if r.category == "not reproduced"]
         if missed:
             parts.append(
-                f"{len(missed)} not reproduced from the release"
+                f"{len(missed)} not reproduced"
                 + (f" ({self.why_not})" if self.why_not else "")
                 + ": "
                 + "; ".join(r.item for r in missed)
             )
-        if other:
+        if counts["not comparable"]:
             parts.append(
-                f"{len(other)} not compared (another model or population, or no judge configured)"
+                f"{counts['not comparable']} not comparable (another model or population, or "
+                "no judge configured)"
             )
-        counts = {k: sum(1 for r in self.rows if r.kind == k) for k in KINDS[1:]}
-        rest = ", ".join(f"{n} {k} row{'s' * (n != 1)}" for k, n in counts.items() if n)
+        inferred = [r for r in self.rows if r.kind == "inferred population"]
+        if inferred:
+            parts.append(
+                f"On a population inferred from the figure itself: {sum(bool(r.agrees) for r in inferred)} "
+                f"of {len(inferred)} agree (shown, not counted)"
+            )
+        rest = ", ".join(
+            f"{counts[k]} {k} row{'s' * (counts[k] != 1)}" for k in KINDS[2:] if counts[k]
+        )
         if rest:
-            parts.append(f"Not counted: {rest}")
+            parts.append(f"Not reproductions: {rest}")
         return ". ".join(parts) + "."
+
+
+def _test_name(r: Row) -> str:
+    if r.test:
+        return r.test
+    return f"±{r.tolerance:g}" if r.tolerance is not None else "a named test"
+
+
+def headline(sections: list[Section]) -> str:
+    """The one line people quote: independent figures reproduced at the printed precision,
+    with the looser agreements, the misses and what could not be compared beside it."""
+    counts = sum((s.counts() for s in sections), Counter())
+    judged = sum(counts[c] for c in CATEGORIES[:3])
+    return (
+        f"{counts['printed precision']} of {judged} independent published figures reproduced at "
+        f"the printed precision; {counts['named test']} more agree within a named test, "
+        f"{counts['not reproduced']} not reproduced, {counts['not comparable']} not comparable"
+    )
 
 
 @dataclass
@@ -182,7 +275,7 @@ class Context:
     judge: object = None  # an LLM name (--judge), a ChatEndpoint, or a callable (tests)
     judge_answers: int | None = None  # judge only the first answers of each config (AAC)
     log: Callable[[str], None] = print
-    figures: list[str] = field(default_factory=list)
+    figures: list[dict] = field(default_factory=list)  # {"file", "caption"}; sections take theirs
 
     judge_note: str = ""  # said on every row the judge scored
 
@@ -224,7 +317,7 @@ class Context:
                 self.model,
                 ""
                 if self.model == paper_model
-                else f"model {self.model}, not the paper's {paper_model}: not comparable",
+                else f"model {model_name(self.model)}, not the paper's {paper_model}: not comparable",
             )
         else:
             try:
@@ -245,7 +338,8 @@ class Context:
         return chosen
 
     def figure(self, name: str, title: str, xlabel: str, ylabel: str, draw: Callable) -> None:
-        """Draw one PNG with matplotlib (the ``plots`` extra) into ``out_dir``."""
+        """Draw one PNG with matplotlib (the ``plots`` extra) into ``out_dir``. ``title`` is the
+        figure's caption in the report, not drawn into the image (where a long one is cut)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -255,15 +349,24 @@ class Context:
 
         fig, ax = plt.subplots(figsize=(7, 4.2))
         draw(ax)
-        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        ax.set(xlabel=xlabel, ylabel=ylabel)
         if ax.get_legend_handles_labels()[0]:
             ax.legend()
         fig.tight_layout()
         path = self.out_dir / f"{name}.png"
         save_figure(fig, path, dpi=120)
         plt.close(fig)
-        self.figures.append(str(path))
+        self.figures.append({"file": path.name, "caption": title})
         self.log(f"  figure: {path}")
+
+
+def model_name(model) -> str:
+    """A model as the report names it: a local folder by its model name (the card's title or
+    the folder's name), never by the folder's path on this machine; a Hub id as given."""
+    from argbench.embedding import folder_model_name
+
+    path = Path(str(model)).expanduser()
+    return f"{folder_model_name(path)} (local folder)" if path.is_dir() else str(model)
 
 
 @contextlib.contextmanager
@@ -271,77 +374,3 @@ def _offline_unless_hub_reachable():
     """Without a route to the Hub, load models offline: fail at once instead of retrying."""
     with contextlib.nullcontext() if hub_reachable() else assume_offline():
         yield
-
-
-# ---------------------------------------------------------------- report
-
-
-def _fmt(value) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
-def render_markdown(sections: list[Section], figures: list[str]) -> str:
-    lines = ["# argbench reproduction report", ""]
-    paper = None
-    for section in sections:
-        if section.paper != paper:
-            paper = section.paper
-            lines += [f"## {paper}", ""]
-        lines += [
-            f"### {section.title}",
-            "",
-            f"**Summary:** {section.summary()}",
-            "",
-            "| item | kind | argbench | published | diff | agrees | source | note |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for row in section.rows:
-            diff, agrees = row.diff, row.reproduced
-            lines.append(
-                f"| {row.item} | {row.kind} | {_fmt(row.argbench)} | {_fmt(row.published)} | "
-                f"{'—' if diff is None else f'{diff:+.4g}'} | "
-                f"{'—' if agrees is None else ('yes' if agrees else 'no')} | {row.source} | "
-                f"{row.note} |"
-            )
-        lines += [""] + [f"- {note}" for note in section.notes] + ([""] if section.notes else [])
-        signatures = list(dict.fromkeys(r.signature for r in section.rows if r.signature))
-        data = {_dataset_text(r.dataset): None for r in section.rows if r.dataset is not None}
-        if signatures or data:
-            lines += [f"- signature: `{signature}`" for signature in signatures]
-            lines += [f"- data: {text}" for text in data] + [""]
-        lines += [f"_computed in {section.seconds:.1f}s_", ""]
-    if figures:
-        lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]
-    return "\n".join(lines)
-
-
-def _dataset_text(dataset: dict) -> str:
-    where = "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
-    return f"{where} version {dataset.get('version')}, `{dataset.get('content_hash')}`"
-
-
-def write_report(out_dir: Path, sections: list[Section], figures: list[str]) -> None:
-    """``report.md`` (tables for people) and ``report.json`` (every row, for programs)."""
-    from argbench.io import atomic_write, write_json
-
-    atomic_write(out_dir / "report.md", render_markdown(sections, figures))
-    payload = [
-        {
-            **asdict(s),
-            "summary": s.summary(),
-            "rows": [{**asdict(r), "diff": r.diff, "reproduced": r.reproduced} for r in s.rows],
-        }
-        for s in sections
-    ]
-    write_json(
-        out_dir / "report.json",
-        {"sections": payload, "figures": figures},
-        ensure_ascii=True,
-        allow_nan=True,
-    )

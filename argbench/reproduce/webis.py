@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
 
-from argbench.constants import WEBIS_DIMENSIONS, WEBIS_NEVER_COMPARED
-from argbench.reproduce.report import Context, Row, Section, published_figures, row
+from argbench.constants import WEBIS_DIMENSIONS, WEBIS_NEVER_COMPARED, WEBIS_NON_ARGUMENT
+from argbench.reproduce.report import Context, Row, Section, row
+from argbench.reproduce.webis_table1 import paper_agreement, paper_table1, webis_sparsification
 from argbench.scoring.bradley_terry import combined_quality, fit_webis, webis_scores
+
+__all__ = ["SECTIONS", "paper_agreement", "paper_table1", "reproduce_webis"]
 
 
 def _pearson(x, y) -> float:
@@ -189,183 +191,6 @@ def webis_counts(ctx: Context) -> Section:
     return section
 
 
-TABLE1_FIELDS = ("judgments", "judgments_percent", "rho", "ci_low", "ci_high")
-
-
-def paper_table1() -> dict[tuple[int, int], tuple]:
-    """Table 1 as published (``published.yaml``): (x, k) -> (judgments, judgments %, ρ̄, CI
-    low, CI high)."""
-    figures = published_figures()
-    table = {}
-    for key in figures:
-        if key.startswith("webis/table1/") and key.endswith("/rho"):
-            cell = key.split("/")[2]  # "x5_k2"
-            x, k = (int(part[1:]) for part in cell.split("_"))
-            table[(x, k)] = tuple(
-                figures[f"webis/table1/{cell}/{field}"]["value"] for field in TABLE1_FIELDS
-            )
-    return table
-
-
-def paper_agreement(row: dict) -> tuple[float, bool, bool] | None:
-    """``row``'s ρ̄ minus Table 1's, whether each ρ̄ lies inside the other's 95 % CI ("within
-    both CIs", literally, allowing for the paper's rounding to two decimals), and whether the difference is within √(h² + h_paper²) + 0.005 (h:
-    the CI half-widths; 0.005: the paper's rounding), a looser test of the same idea. ``None``
-    for a setting Table 1 does not list."""
-    paper = paper_table1().get((row["x"], row["k"]))
-    if paper is None:
-        return None
-    _, _, rho, low, high = paper
-    diff = row["rho"] - rho
-    # the paper prints two decimals: its ρ̄ and CI bounds stand for ±0.005 around them
-    both = (
-        low - 0.005 <= row["rho"] <= high + 0.005
-        and row["ci_low"] <= rho + 0.005
-        and rho - 0.005 <= row["ci_high"]
-    )
-    margin = math.hypot((row["ci_high"] - row["ci_low"]) / 2, (high - low) / 2) + 0.005
-    return diff, both, abs(diff) <= margin
-
-
-# Table 1's default: the release's model example (λ = 0.3, τ = 0.01); the release's own scores
-# were fitted with λ = 0.1, τ = 0.05 (rhetorical, logical), shown beside it
-TABLE1_SETTINGS = {"default": (0.3, 0.01), "release": (0.1, 0.05)}
-BOTH_CIS = "each ρ̄ inside the other's 95% CI"
-
-
-def webis_sparsification(ctx: Context) -> Section:
-    """Table 1: the Bradley–Terry model on cyclic-group designs of UKPConvArg1 sides, at the
-    default λ = 0.3 (counted) and the release's λ = 0.1 (shown beside it)."""
-    from argbench.scoring.sparsification import sparsification_study, ukpconvarg1_topics
-
-    section = Section(
-        "Webis-ArgQuality-20", "Table 1: sparse designs vs the exhaustive ranking (UKPConvArg1)"
-    )
-    topics = ukpconvarg1_topics(ctx.load("ukpconvarg1", "full", "train"))
-    studies = {
-        name: sparsification_study(topics, seed=0, regularization=lam, threshold=tau)
-        for name, (lam, tau) in TABLE1_SETTINGS.items()
-    }
-    rows, other = studies["default"], {(r["x"], r["k"]): r for r in studies["release"]}
-    counts = {name: [0, 0, 0] for name in studies}  # listed, within both CIs, looser test
-    for name, study in studies.items():
-        for r in study:
-            verdict = paper_agreement(r)
-            if verdict is not None:
-                counts[name][0] += 1
-                counts[name][1] += verdict[1]
-                counts[name][2] += verdict[2]
-    figures = published_figures()
-    for r in rows:
-        cell = f"x={r['x']}, k={r['k']}"
-        key = f"webis/table1/x{r['x']}_k{r['k']}"
-        alt = other[(r["x"], r["k"])]
-        beside = f"λ=0.1: {alt['rho']:.3f} [{alt['ci_low']:.3f}, {alt['ci_high']:.3f}]"
-        ci = f"95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-        verdict = paper_agreement(r)
-        if verdict is not None:
-            _, both, looser = verdict
-            paper_ci = (
-                f"[{figures[key + '/ci_low']['value']}, {figures[key + '/ci_high']['value']}]"
-            )
-            alt_both = paper_agreement(alt)[1]
-            note = (
-                f"{ci}; paper CI {paper_ci}; {'inside' if both else 'not inside'} both CIs"
-                f" ({'within' if looser else 'outside'} the combined half-width); {beside}"
-                f" ({'inside' if alt_both else 'not inside'} both)"
-            )
-            section.rows.append(
-                row(
-                    f"{cell} / mean Pearson rho (λ=0.3)",
-                    r["rho"],
-                    key + "/rho",
-                    note,
-                    verdict=both,
-                    test=BOTH_CIS,
-                )
-            )
-            section.rows.append(
-                row(
-                    f"{cell} / judgments (the paper's formula)",
-                    r["judgments_paper"],
-                    key + "/judgments",
-                    f"circular: the formula was fitted to these counts; the design's true "
-                    f"count: {r['judgments']}",
-                    kind="descriptive",
-                )
-            )
-        else:
-            note = f"{ci}; {beside}; not in the paper's text"
-            section.rows.append(Row(f"{cell} / mean Pearson rho (λ=0.3)", r["rho"], note=note))
-    gain = {name: {(r["x"], r["k"]): r["rho"] for r in study} for name, study in studies.items()}
-    paper = paper_table1()
-    section.rows.append(
-        Row(
-            "§3.6: gain in rho from x=1 to x=5 at k=4 (λ=0.3)",
-            gain["default"][(5, 4)] - gain["default"][(1, 4)],
-            note=f"Table 1's cells give {paper[(5, 4)][2] - paper[(1, 4)][2]:.2f}; λ=0.1: "
-            f"{gain['release'][(5, 4)] - gain['release'][(1, 4)]:.3f}",
-        )
-    )
-    (listed, both, looser), (_, both_release, looser_release) = counts["default"], counts["release"]
-    section.why_not = (
-        "one design draw per side and cell; the paper does not say which judgments it kept per "
-        "pair, how many designs it drew, or which λ it used"
-    )
-    section.notes += [
-        f"{rows[0]['topics']} sides x 32 arguments drawn with seed 0; one design draw per side and cell; x "
-        "judgments kept at random per pair; 10,000 bootstrap resamples of the sides. The paper does not state λ "
-        "for Table 1: argbench defaults to λ=0.3, τ=0.01 (the release's model example) and counts those rows; "
-        "the release's own scores use λ=0.1, τ=0.05 (shown beside each row).",
-        f"Test: '{BOTH_CIS}' (argbench's ρ̄ inside the paper's CI, and the paper's ρ̄ inside argbench's CI, "
-        f"each printed figure of the paper standing for ±0.005). λ=0.3: {both} of {listed} published rows pass; λ=0.1: {both_release} of {listed}. The "
-        f"looser test |Δ| <= √(h² + h_paper²) + 0.005 (h: half-widths) passes {looser} (λ=0.3) and "
-        f"{looser_release} (λ=0.1) of {listed}.",
-        "The paper's judgment counts follow x*3n^2/(2k) - n/2 (the -n/2 not multiplied by x), a formula fitted to "
-        "Table 1's own counts, so those rows are circular and not counted; the design's true count is x times "
-        "its pairs, so they differ for x > 1.",
-        "At k=32 (one argument per group: the design is a single cycle plus its neighbours) rho varies most "
-        "between design draws and moves with λ (CI half-widths about 0.05, the paper's too); over seeds 0-19 "
-        "those rows run 0.03-0.05 above the paper's at λ=0.3. See scoring/sparsification.",
-    ]
-    if ctx.plots:
-
-        def draw(ax):
-            for x, color in zip((5, 3, 1), ("#4477aa", "#228833", "#cc3311"), strict=True):
-                mine = [r for r in rows if r["x"] == x]
-                ax.errorbar(
-                    [r["judgments"] for r in mine],
-                    [r["rho"] for r in mine],
-                    yerr=[
-                        [r["rho"] - r["ci_low"] for r in mine],
-                        [r["ci_high"] - r["rho"] for r in mine],
-                    ],
-                    color=color,
-                    marker="o",
-                    capsize=3,
-                    label=f"argbench λ=0.3, x={x}",
-                )
-                theirs = sorted(v for (px, _), v in paper.items() if px == x)
-                ax.plot(
-                    [v[0] for v in theirs],
-                    [v[2] for v in theirs],
-                    color=color,
-                    linestyle=":",
-                    marker="x",
-                    label=f"paper, x={x}",
-                )
-            ax.set_xscale("log")
-
-        ctx.figure(
-            "webis_sparsification",
-            "UKPConvArg1: mean Pearson rho with the exhaustive ranking vs judgments",
-            "judgments (log scale)",
-            "mean Pearson rho (95% CI)",
-            draw,
-        )
-    return section
-
-
 def webis_annotation_cost(ctx: Context) -> Section:
     """§4: per topic and dimension, the arguments in the pool (n), the comparisons sampled and
     the n(n-1)/2 an exhaustive design needs; means over the 60 (topic, dimension) pools."""
@@ -438,7 +263,10 @@ def webis_table3(ctx: Context) -> Section:
     section = Section(
         "Webis-ArgQuality-20", "Table 3: correlations and PCA of the quality dimensions"
     )
-    section.why_not = "the release's texts and scores give these; the paper does not say which length cut or sample it used"
+    section.why_not = (
+        "the PCA of the scored arguments gives 74%, not the printed 73% (with the non-arguments' "
+        "-4.0 placeholders in, 94%)"
+    )
     pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]
     for subset, mask in (
         ("all", np.ones(len(rows), bool)),
@@ -466,17 +294,20 @@ def webis_table3(ctx: Context) -> Section:
     every_length = np.array(scores["text_length"])
     section.rows += [
         row(
+            "texts > 100 words (all 1,610 texts)",
+            int((every_length > 100).sum()),
+            "webis/table3/long_texts",
+            "the paper's 'texts longer than 100 words' over the corpus's 1,610 texts (§4); "
+            f"{int((every_length[~np.array(scores['is_argument'])] > 100).sum())} of them are "
+            "non-arguments, which have no quality score (the release writes -4.0 in every score "
+            "column), so this n counts texts, not the correlation's sample: see the PCA rows",
+        ),
+        row(
             "texts > 100 words (scored arguments)",
             int(long.sum()),
             "webis/table3/long_texts",
-            "the sample of argbench's > 100 words correlations (scored arguments), compared "
-            "with the paper's n of its correlation",
-        ),
-        Row(
-            "texts > 100 words (all 1,610 items)",
-            int((every_length > 100).sum()),
-            note="a variant, not counted: the paper's n=869 is its correlation's sample, yet this "
-            "count (the 339 non-arguments, which have no scores, included) is the one that equals it",
+            "the sample of argbench's > 100 words correlations above",
+            kind="variant",
         ),
     ]
     eigenvalues, vectors = np.linalg.eigh(np.cov(X.T))
@@ -489,16 +320,44 @@ def webis_table3(ctx: Context) -> Section:
             "PCA: variance share of the first component",
             float(share[0]),
             "webis/table3/pca_first",
-            f"loadings {loadings}",
+            f"{len(rows):,} scored arguments; loadings {loadings}",
+        ),
+        row(
+            "PCA: first component, all 1,610 texts (non-arguments at the release's -4.0)",
+            placeholder_pca_share(scores),
+            "webis/table3/pca_first",
+            "the hypothesis that the paper's statistics ran over every text with the release's "
+            "placeholders (-4.0; -3.0 for the 2 never compared) (which would make n=869 their sample): refuted, the share moves "
+            "far from 73%",
+            kind="variant",
         ),
         Row("PCA: variance share of the second / third", f"{share[1]:.4f} / {share[2]:.4f}"),
     ]
-    section.notes.append(
+    section.notes += [
         f"{len(rows):,} arguments with all three scores (two never compared are left out). The paper's text does "
         "not carry Table 3's correlation values (the table is a figure), so only its n and the PCA share are set "
-        "beside argbench's; stance is the release's True/False column, whose meaning is not documented."
-    )
+        "beside argbench's; stance is the release's True/False column, whose meaning is not documented.",
+        "§5.2's n=869 ('texts longer than 100 words') is exactly the count over all 1,610 texts; the scored "
+        "arguments give 833. Could the paper's statistics have run over all texts, non-arguments with the "
+        "release's -4.0 in every score column? Tested on the one statistic the text prints: the first PCA "
+        "component's share is 94% that way against the paper's 73% (74% on the scored arguments), so no: n=869 "
+        "counts texts, and argbench's correlations keep to the scored arguments.",
+    ]
     return section
+
+
+def placeholder_pca_share(scores) -> float:
+    """The first PCA component's variance share over every text, each missing score at the
+    release's placeholder: -4.0 for a non-argument, -3.0 for an argument never compared."""
+    fill = [WEBIS_NEVER_COMPARED if a else WEBIS_NON_ARGUMENT for a in scores["is_argument"]]
+    X = np.array(
+        [
+            [f if v is None else v for v, f in zip(scores[d], fill, strict=True)]
+            for d in WEBIS_DIMENSIONS
+        ]
+    ).T
+    eigenvalues = np.linalg.eigvalsh(np.cov(X.T))
+    return float(eigenvalues.max() / eigenvalues.sum())
 
 
 SECTIONS = [
