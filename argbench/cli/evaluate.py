@@ -13,7 +13,6 @@ import inspect
 import json
 import shlex
 import sys
-from pathlib import Path
 
 from argbench.cli import (
     UsageError,
@@ -24,16 +23,19 @@ from argbench.cli import (
     positive_int,
     seed_int,
 )
+from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.io import read_json
-from argbench.metrics import list_metrics, metric_path, output_meanings
+from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
     add_intervals,
-    document,
+    build_document,
+    configs_with,
     evaluate_predictions,
     load_split,
     plain,
     read_predictions,
+    read_submission_file,
     split_item_ids,
     write_results,
 )
@@ -222,11 +224,7 @@ def add_commands(subparsers) -> None:
 def _cmd_evaluate(args) -> int:
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
     if args.metric == "cq_reference_match" and result.get("n_long"):
-        print(
-            f"note: {result['n_long']:,} intervention(s) had more than 3 questions: only the "
-            "first 3 of each were scored (the paper's protocol; max_q in the signature)",
-            file=sys.stderr,
-        )
+        print(f"note: {_long_note(result)}", file=sys.stderr)
     if args.out:
         write_results(doc, args.out)
     if args.json:
@@ -249,6 +247,21 @@ def _cmd_evaluate(args) -> int:
         )
         return 1
     return 0
+
+
+def _long_note(result: dict) -> str:
+    """What was done with interventions of more than 3 questions, as the signature says
+    (max_q:N the first N scored; max_q:all every one labelled, Useful / max(3, n))."""
+    from argbench.signature import Signature
+
+    max_q = Signature.parse(result["signature"]).fields.get("max_q")
+    many = f"{result['n_long']:,} intervention(s) had more than 3 questions"
+    if max_q == "all":
+        return (
+            f"{many}: every question was labelled and scored, Useful / max(3, n) (max_q:all, "
+            "not the paper's protocol)"
+        )
+    return f"{many}: only the first {max_q} of each were scored (the paper's protocol; max_q:{max_q})"
 
 
 def _command(args) -> str:
@@ -288,7 +301,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             doc = _evaluate_predictions(args, options, note)
         except ValueError as error:
             columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
-            fitting = _configs_with(args.dataset, columns)
+            fitting = configs_with(args.dataset, _fields(columns))
             if not fitting or args.config is None or args.config in fitting:
                 raise
             raise ValueError(
@@ -320,10 +333,10 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             if args.metric == "cq_reference_match" and not args.dataset:
                 hint = "a shared-task submission needs --references FILE or --references-dataset"
                 raise ValueError(f"{error}; {hint}") from None
-            fitting = _configs_with(args.dataset, columns) if args.dataset else None
+            fitting = configs_with(args.dataset, _fields(columns)) if args.dataset else None
             if fitting is not None and split is not None and split.config not in fitting:
                 references = {k: v for k, v in columns.items() if k != "predictions"}
-                scored = _configs_with(args.dataset, references) if references else []
+                scored = configs_with(args.dataset, _fields(references)) if references else []
                 if fitting:
                     hint = f"use --config {' or '.join(fitting)}"
                 elif scored:
@@ -339,24 +352,36 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
                     f"{split.label()} does not have ({error}): {hint}"
                 ) from None
             raise
+        ids = _item_ids(args, split, inputs)
         result = compute(**inputs, **options)
         doc = None
-        if split is not None:
-            ids = split_item_ids(split)
-            if len(ids) != len(next(iter(inputs.values()))):
-                ids = None  # records expanded to several examples: no id per example
+        if ids is not None:
             system = args.system or split.label()
-            doc = document(
-                args.metric,
-                result,
-                split=split,
-                item_ids=ids,
-                system=system,
-                command=_command(args),
+            doc = build_document(
+                args.metric, result, split, ids, system=system, command=_command(args)
             )
     n = len(next(iter(inputs.values())))
     _plot(args, result, source, note)
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _item_ids(args, split, inputs) -> list[str] | None:
+    """The split's item ids when the records are one example each (None otherwise); with
+    --out, records that expand to several examples each are refused here, before the work:
+    a results file needs one id per scored item."""
+    if split is None:
+        return None
+    ids = split_item_ids(split)
+    n = len(next(iter(inputs.values())))
+    if len(ids) == n:
+        return ids
+    if args.out:
+        raise UsageError(
+            f"--out: the {len(ids):,} records of {split.label()} become {n:,} examples (a "
+            "list per record), and a results file needs one id per scored item: score "
+            "a predictions FILE with --dataset, or drop --out"
+        )
+    return None
 
 
 def _claim_outputs(args) -> None:
@@ -398,29 +423,6 @@ def _fields(columns: dict) -> set[str]:
     return {field.split(".")[0] for field in columns.values()}
 
 
-def _configs_with(dataset: str, columns: dict) -> list[str] | None:
-    """The configs of argbench dataset ``dataset`` whose rows hold every field ``columns``
-    reads (from the loaders' declared features, nothing built); None for other datasets."""
-    import argbench
-
-    if dataset not in argbench.list_datasets():
-        return None
-    from types import SimpleNamespace
-
-    from argbench.loaders import builder_class
-
-    cls = builder_class(dataset)
-    out = []
-    for config in cls.BUILDER_CONFIGS:
-        try:
-            features = cls._features(SimpleNamespace(config=config))
-        except Exception:  # noqa: BLE001 - a loader whose features need more: not suggested
-            continue
-        if _fields(columns) <= set(features):
-            out.append(config.name)
-    return out
-
-
 def _dev_options(args, features, note) -> dict:
     """claim_relation --dev FILE: the development records as compute() options."""
     if not args.dev:
@@ -446,30 +448,6 @@ def _with_intervals(args, result: dict, doc: dict | None) -> dict:
 
 def _label(dataset: dict) -> str:
     return "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
-
-
-def plot_curve(result: dict, path, title: str) -> None:
-    """The precision-recall curve of a claim_relation result, as a PNG."""
-    if "pr_curve" not in result:
-        raise ValueError("--plot: the result has no precision-recall curve (hard labels?)")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from argbench.io import save_figure
-    from argbench.scoring.claim_relation import draw_pr_curve
-
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    draw_pr_curve(ax, result, "scores")
-    ax.set(title=title, xlabel="recall", ylabel="precision")
-    ax.legend()
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-
-
-# ---- reading records ----
 
 
 def _records(args) -> tuple[list, list | None, str, object]:
@@ -530,34 +508,11 @@ def _submission_inputs(args) -> tuple[dict, str]:
             cache_dir=args.cache_dir,
         ).data.to_list()
     inputs = read_submission(
-        _submission(args.input), references, unknown=args.unknown, missing=args.missing
+        read_submission_file(args.input), references, unknown=args.unknown, missing=args.missing
     )
     if not inputs["predictions"]:
         raise ValueError(f"{args.input}: no intervention to score")
     return inputs, args.input
-
-
-def _submission(path) -> dict:
-    """A shared-task submission as ``{intervention_id: {"cqs": ...}}``, from JSON or JSON
-    Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
-    if Path(path).suffix != ".jsonl":
-        return read_json(path)
-    from argbench.scoring.cq_reference_match import MISSING
-
-    records, _ = read_predictions(path)  # cqs as question strings
-    submission = {}
-    for index, record in enumerate(records):
-        if not isinstance(record, dict) or "intervention_id" not in record:
-            raise ValueError(f"{path}, record {index}: no field 'intervention_id'")
-        cqs = record.get("cqs")
-        if isinstance(cqs, list):
-            is_missing = cqs == [MISSING]
-            cqs = MISSING if is_missing else [{"id": j, "cq": q} for j, q in enumerate(cqs)]
-        submission[str(record["intervention_id"])] = {**record, "cqs": cqs}
-    return submission
-
-
-# ---- options and output ----
 
 
 def _column_overrides(args) -> dict[str, str]:
@@ -603,58 +558,3 @@ def _options(args, compute, features) -> dict:
                 f"{args.metric} has no option {key!r}; options: {', '.join(known) or 'none'}"
             )
     return options
-
-
-def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], list[str]]:
-    """(name, value) of the scalar outputs (nested dicts as ``a.b``), and the other names."""
-    rows, other = [], []
-    for key, value in plain(result).items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            sub_rows, sub_other = scalars(value, f"{name}.")
-            rows += sub_rows
-            other += sub_other
-        elif isinstance(value, list):
-            other.append(name)
-        else:
-            rows.append((name, value))
-    return rows, other
-
-
-# what --ci adds (argbench.results.add_intervals), not the metric: defined here, not in a card
-_CI_MEANINGS = {
-    "ci.low": "lower end of the bootstrap interval of `{}` (--ci)",
-    "ci.high": "upper end of the bootstrap interval of `{}` (--ci)",
-    "ci_method": "how the intervals were computed",
-}
-_VALUE_WIDTH = 10  # longer values (ci_method's text) push their meaning further right
-
-
-def _meaning(name: str, meanings: dict[str, str]) -> str:
-    if name.startswith("ci.") and name.count(".") >= 2:
-        key, end = name[3:].rsplit(".", 1)
-        return _CI_MEANINGS.get(f"ci.{end}", "").format(key)
-    # nested values (label_counts.Useful) take their parent's line
-    return meanings.get(name) or meanings.get(name.split(".")[0]) or _CI_MEANINGS.get(name, "")
-
-
-def format_table(result: dict, metric: str | None = None) -> str:
-    """The scalar outputs as a name/value table (the signature is printed above it), with each
-    value's one-line meaning from the metric card's Outputs table and where the card is."""
-    rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
-    meanings = output_meanings(metric) if metric else {}
-    width = max([len("name")] + [len(name) for name, _ in rows])
-    texts = [
-        "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
-        for _, value in rows
-    ]
-    value_width = min(_VALUE_WIDTH, max([len("value")] + [len(t) for t in texts]))
-    lines = [f"{'name':<{width}}  {'value':<{value_width}}  meaning".rstrip()]
-    for (name, _), text in zip(rows, texts, strict=True):
-        lines.append(f"{name:<{width}}  {text:<{value_width}}  {_meaning(name, meanings)}".rstrip())
-    if other:
-        lines.append(f"(per-item outputs, with --json: {', '.join(other)})")
-    if metric:
-        card = metric_path(metric) / "README.md"
-        lines.append(f"(each value is defined in the metric card, section Outputs: {card})")
-    return "\n".join(lines)
