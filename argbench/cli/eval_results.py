@@ -5,7 +5,6 @@ every item of the split scored, every judgment made, the benchmark task's protoc
 from __future__ import annotations
 
 import argparse
-
 import sys
 
 _DESCRIPTION = """\

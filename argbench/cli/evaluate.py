@@ -261,7 +261,9 @@ def _long_note(result: dict) -> str:
             f"{many}: every question was labelled and scored, Useful / max(3, n) (max_q:all, "
             "not the paper's protocol)"
         )
-    return f"{many}: only the first {max_q} of each were scored (the paper's protocol; max_q:{max_q})"
+    return (
+        f"{many}: only the first {max_q} of each were scored (the paper's protocol; max_q:{max_q})"
+    )
 
 
 def _command(args) -> str:
