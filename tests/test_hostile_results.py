@@ -353,6 +353,7 @@ def test_partial_incomplete_and_off_protocol_cqs_gen_runs_never_reach_the_leader
     evaluate(half, tmp_path / "half.results.json", "--allow-missing")
     every = evaluate(full, tmp_path / "all.results.json", "--option", "max_questions=all", "--system", "all")  # fmt: skip
     assert "every question was labelled" in every.stderr and "only the first" not in every.stderr
+    assert "Useful / max(3, n): every question scored" in every.stdout  # not the card's /3
     low = evaluate(full, tmp_path / "low.results.json", "--threshold", "0.1", "--system", "low")
     assert "only the first 3 of each were scored" in low.stderr
     for name, why in (

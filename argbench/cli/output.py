@@ -71,6 +71,11 @@ def format_table(result: dict, metric: str | None = None) -> str:
     value's one-line meaning from the metric card's Outputs table and where the card is."""
     rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
     meanings = output_meanings(metric) if metric else {}
+    if metric == "cq_reference_match" and "|max_q:all|" in str(result.get("signature")):
+        # the card's line is the protocol's (Useful/3); this run scored every question
+        meanings["score"] = (
+            "mean over interventions of Useful / max(3, n): every question scored (max_q:all)"
+        )
     width = max([len("name")] + [len(name) for name, _ in rows])
     texts = [
         "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)

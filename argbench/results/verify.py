@@ -57,46 +57,41 @@ def _close(a, b) -> bool:
 
 def verify_document(doc, source: str = "results") -> dict:
     """``doc`` checked against the schema and against itself (see the module docstring);
-    returned as it is. ``source`` names it in errors (the file's path)."""
-    from argbench.results.document import REQUIRED, RESULTS_FORMAT, content_digest
-    from argbench.signature import Signature
+    returned as it is. ``source`` names it in errors (the file's path). The values are
+    checked first, so an edit is named by what it changed, then the rest of the schema."""
+    from argbench.results.document import RESULTS_FORMAT, content_digest
 
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
         raise ResultsFileError(
             f"{source}: not an argbench results file (format {RESULTS_FORMAT!r}); write one "
             "with argbench evaluate ... --out FILE"
         )
-    absent = [field for field in REQUIRED if field not in doc]
-    if absent:
-        raise ResultsFileError(f"{source}: the results file has no {absent[0]!r}; {_REWRITE}")
-    for field in ("metric", "signature", "result", "item_ids", "dataset"):
+    for field in ("metric", "signature", "result", "item_ids"):
         if doc.get(field) is None:
             raise ResultsFileError(f"{source}: the results file has no {field!r}; {_REWRITE}")
-    metric, result, ids = doc["metric"], doc["result"], doc["item_ids"]
-    if not isinstance(result, dict) or not isinstance(doc["dataset"], dict):
-        raise ResultsFileError(f"{source}: 'result' and 'dataset' must be objects; {_REWRITE}")
+    ids = doc["item_ids"]
+    if not isinstance(doc["result"], dict):
+        raise ResultsFileError(f"{source}: 'result' must be an object; {_REWRITE}")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise ResultsFileError(f"{source}: 'item_ids' must be a list of strings; {_REWRITE}")
     if len(set(ids)) != len(ids):
         raise ResultsFileError(f"{source}: 'item_ids' repeat an id; {_REWRITE}")
-    missing = doc["missing_ids"]
-    for field, expected in (("n_items", len(ids)), ("n_missing", len(missing or []))):
-        if doc[field] != expected or isinstance(doc[field], bool):
-            raise ResultsFileError(
-                f"{source}: {field!r} is {doc[field]!r} but the file lists {expected:,} ids; "
-                f"{_REWRITE}"
-            )
-    try:
-        signature = Signature.parse(doc["signature"])
-    except ValueError as error:
-        raise ResultsFileError(f"{source}: 'signature': {error}") from None
-    if signature.name != metric:
+    _check_values(doc, source)
+    _check_schema(doc, source)
+    digest = doc.get("digest")
+    if digest is not None and digest != content_digest(doc):
         raise ResultsFileError(
-            f"{source}: the signature {doc['signature']!r} is not one of {metric!r}; {_REWRITE}"
+            f"{source}: the content does not match its digest (edited after it was written); "
+            f"{_REWRITE}"
         )
-    if "complete" in result and not isinstance(result["complete"], bool):
-        raise ResultsFileError(f"{source}: result 'complete' is {result['complete']!r}")
-    spec = HEADLINES.get(metric)
+    return doc
+
+
+def _check_values(doc: dict, source: str) -> None:
+    """Per-item values: one per item, finite numbers in the metric's range; the headline
+    (and every figure with a per-item list) their mean where the metric decomposes."""
+    result, ids = doc["result"], doc["item_ids"]
+    spec = HEADLINES.get(doc["metric"])
     low, high = (spec.low, spec.high) if spec else (None, None)
     items = result.get("per_item") or {}
     if not isinstance(items, dict):
@@ -110,28 +105,56 @@ def verify_document(doc, source: str = "results") -> dict:
             )
         for index, value in enumerate(values):
             _check_value(value, f"per_item {key!r} of item {ids[index]!r}", low, high, source)
-    if spec is not None:
-        if spec.value not in result:
-            raise ResultsFileError(f"{source}: result has no {spec.value!r}; {_REWRITE}")
-        _check_value(result[spec.value], f"result {spec.value!r}", low, high, source)
-    if spec is not None and spec.decomposes:
-        for key, values in items.items():
-            if key in result and (result[key] is None or _number(result[key])):
-                _check_value(result[key], f"result {key!r}", low, high, source)
-                recomputed = _mean(values)
-                if not _close(result[key], recomputed):
-                    shown = "undefined" if recomputed is None else f"{recomputed:.4g}"
-                    raise ResultsFileError(
-                        f"{source}: result {key!r} is {result[key]!r} but its {len(ids):,} "
-                        f"per-item values give {shown}: the file was edited; {_REWRITE}"
-                    )
-    digest = doc.get("digest")
-    if digest is not None and digest != content_digest(doc):
+    if spec is None:
+        return
+    if spec.value not in result:
+        raise ResultsFileError(f"{source}: result has no {spec.value!r}; {_REWRITE}")
+    _check_value(result[spec.value], f"result {spec.value!r}", low, high, source)
+    if not spec.decomposes:
+        return
+    for key, values in items.items():
+        if key in result and (result[key] is None or _number(result[key])):
+            _check_value(result[key], f"result {key!r}", low, high, source)
+            recomputed = _mean(values)
+            if not _close(result[key], recomputed):
+                shown = "undefined" if recomputed is None else f"{recomputed:.4g}"
+                raise ResultsFileError(
+                    f"{source}: result {key!r} is {result[key]!r} but its {len(ids):,} "
+                    f"per-item values give {shown}: the file was edited; {_REWRITE}"
+                )
+
+
+def _check_schema(doc: dict, source: str) -> None:
+    """Every field of the schema, the counts that of the ids, the signature the metric's."""
+    from argbench.results.document import REQUIRED
+    from argbench.signature import Signature
+
+    absent = [field for field in REQUIRED if field not in doc]
+    if absent:
+        raise ResultsFileError(f"{source}: the results file has no {absent[0]!r}; {_REWRITE}")
+    if not isinstance(doc["dataset"], dict) or not isinstance(doc["missing_ids"], list):
         raise ResultsFileError(
-            f"{source}: the content does not match its digest (edited after it was written); "
+            f"{source}: 'dataset' must be an object, 'missing_ids' a list; {_REWRITE}"
+        )
+    counts = (("n_items", len(doc["item_ids"])), ("n_missing", len(doc["missing_ids"])))
+    for field, expected in counts:
+        if doc[field] != expected or isinstance(doc[field], bool):
+            raise ResultsFileError(
+                f"{source}: {field!r} is {doc[field]!r} but the file lists {expected:,} ids; "
+                f"{_REWRITE}"
+            )
+    try:
+        signature = Signature.parse(doc["signature"])
+    except ValueError as error:
+        raise ResultsFileError(f"{source}: 'signature': {error}") from None
+    if signature.name != doc["metric"]:
+        raise ResultsFileError(
+            f"{source}: the signature {doc['signature']!r} is not one of {doc['metric']!r}; "
             f"{_REWRITE}"
         )
-    return doc
+    complete = doc["result"].get("complete", True)
+    if not isinstance(complete, bool):
+        raise ResultsFileError(f"{source}: result 'complete' is {complete!r}, not true/false")
 
 
 def read_results(path) -> dict:
