@@ -471,37 +471,15 @@ def _scenario(case: tuple[str, str], tmp_path, capsys, monkeypatch, request) -> 
                 "--threshold",
                 "0.5",
             )
-        case ("evaluate", "ids"):
+        case ("evaluate", "ids" | "out"):
             mirror = request.getfixturevalue("fixture_mirror")("cam_answers")
-            path = _evaluate_records(
-                tmp_path, [{"question_id": "silver-0", "answer_index": 0, "answer": "A."}]
-            )
+            silver = ["--dataset", "cam_answers", "--config", "silver", "--sources", mirror]
+            if case[1] == "out":  # checked before the split is built
+                return run("evaluate", "argument_relevance", *silver, "--out", tmp_path / "r.txt")
+            one = [{"question_id": "silver-0", "answer_index": 0, "answer": "A."}]
+            path = _evaluate_records(tmp_path, one)  # the other answers have no prediction
             return run(
-                "evaluate",
-                "argument_relevance",
-                path,
-                "--dataset",
-                "cam_answers",
-                "--config",
-                "silver",
-                "--sources",
-                mirror,
-                "--cache-dir",
-                tmp_path / "c",
-            )
-        case ("evaluate", "out"):
-            mirror = request.getfixturevalue("fixture_mirror")("cam_answers")
-            return run(
-                "evaluate",
-                "argument_relevance",
-                "--dataset",
-                "cam_answers",
-                "--config",
-                "silver",
-                "--sources",
-                mirror,
-                "--out",
-                tmp_path / "r.txt",
+                "evaluate", "argument_relevance", path, *silver, "--cache-dir", tmp_path / "c"
             )
         case ("evaluate", "judgments"):
             refs = ROOT / "tests" / "fixtures" / "cqs_gen" / "validation.json"
