@@ -23,6 +23,8 @@ from argbench.cli import (
     positive_int,
     seed_int,
 )
+from argbench.cli.evaluate_help import DESCRIPTION as _DESCRIPTION
+from argbench.cli.evaluate_help import EPILOG as _EPILOG
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.io import read_json
 from argbench.metrics import list_metrics
@@ -30,7 +32,7 @@ from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
     add_intervals,
     build_document,
-    configs_with,
+    config_hint,
     evaluate_predictions,
     load_split,
     plain,
@@ -42,74 +44,6 @@ from argbench.results import (
 
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
-
-_DESCRIPTION = """\
-Command line: run an argbench metric and print its scalar outputs and its signature.
-
-Three ways in:
-  FILE                 records holding both predictions and references: a JSON file (a list
-                       of records, or an object keyed by id), or a JSONL file (one per line);
-  --dataset D          the records of a corpus split (e.g. cam_answers' own answers);
-  FILE --dataset D     your system's predictions (JSON, JSONL, or a CQs-Gen shared-task
-                       file), joined to the split by the corpus's own id -- intervention_id
-                       (cqs_gen), pair_id (claimdiff), question_id [+ answer_index]
-                       (cam_answers); references, labels and contexts come from the split.
-                       Split ids without a prediction, unknown ids and duplicates are errors
-                       (--allow-missing scores what is there and says how many are missing).
-D is an argbench dataset name, a folder written by argbench build, or a Hub dataset id.
-
-A record is an object; for a metric with one input (annotator_agreement, cr_diversity) it may
-also be the bare value (a list of ratings, a string). Default record fields per compute()
-input:
-
-{columns}
-
-Change them with --column INPUT=FIELD; FIELD may be "a.b" for field b of every element of list
-a (e.g. predictions=cqs.cq). contexts and intervention_ids are used when the first record has
-the field. When a metric expects one string per example and the field holds a list (e.g. the
-CAM files' gpt_answers), each element is an example and the record's other fields are
-repeated (not with --dataset predictions: one prediction per item). CAM argument lists in a
-file whose arguments all carry the authors' "N. " prefixes numbered 1, 2, ...
-(silver_112x3.json) are stripped of them, as the metrics expect. argument_relevance needs the
-human labels: per record one integer per argument (0-3, -1 or null for unknown), e.g.
-cam_answers' argument_relevance column.
-
-claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
-and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
-(records of the same shape, e.g. from loaders.claimdiff.issue_split) chooses it by F1, and
---option hard_labels=true takes 0/1 decisions instead of scores. --plot FILE draws its
-precision-recall curve (needs matplotlib).
-
-cq_reference_match also reads shared-task files: SUBMISSION.json with --references
-validation.json (or --references-dataset: the cqs_gen interventions split).
-
-Output: the signature (everything that can change the number: cite it with the figure) and a
-name/value table of the scalar outputs (nested counts as a.b), each with its meaning from the
-metric card's Outputs table (the last line says where the card is); --json prints the whole
-result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
-percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
-argbench compare (values, per-item scores, signature, dataset name/version/content hash,
-argbench version, command line, time). Exit status 2 for bad usage or bad input (the message
-names the record and field), 1 for a run that failed or is incomplete: an LLM endpoint that
-stopped answering, or judgments that failed. With --allow-incomplete a run with failed
-judgments prints its result, marked complete=False and scored over what was judged, and
-exits 0.
-"""
-
-_EPILOG = """\
-examples:
-  ARGBENCH_SOURCES=/path/to/mirror argbench evaluate argument_relevance \\
-      --dataset cam_answers --config silver_subset
-  argbench evaluate argument_relevance my_answers.jsonl --dataset cam_answers --config gold \\
-      --out my_answers.results.json
-  argbench evaluate cq_reference_match output.json --dataset cqs_gen --split validation \\
-      --model sentence-transformers/all-MiniLM-L6-v2 --allow-missing --ci --out results.json
-  argbench evaluate argument_overlap silver_112x3.json --column predictions=gpt_answers
-  argbench evaluate cq_reference_match output.json --references validation.json --threshold 0.6
-  argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
-  argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
-  argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
-"""
 
 
 def add_commands(subparsers) -> None:
@@ -295,68 +229,14 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         options.update(_dev_options(args, features, note))
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
-        result = compute(**inputs, **options)
-        doc = None
+        result, doc = compute(**inputs, **options), None
     elif args.input and args.dataset:
-        _check_dataset(args)
-        try:
-            doc = _evaluate_predictions(args, options, note)
-        except ValueError as error:
-            columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
-            fitting = configs_with(args.dataset, _fields(columns))
-            if not fitting or args.config is None or args.config in fitting:
-                raise
-            raise ValueError(
-                f"{error}; {args.metric} reads {', '.join(sorted(_fields(columns)))} from the "
-                f"split: use --config {' or '.join(fitting)}"
-            ) from None
-        result = doc["result"]
-        missing = (
-            f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
-        )
-        source = f"{args.input} on {_label(doc['dataset'])}"
-        header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
-        _plot(args, result, source, note)
-        return _with_intervals(args, result, doc), header, doc
+        return _run_predictions(args, options, features, note)
     else:
         records, keys, source, split = _records(args)
-        columns = _columns(args, features)
-        try:
-            inputs = inputs_from_records(
-                args.metric,
-                records,
-                keys,
-                features,
-                columns,
-                note,
-                strip_numbers=not args.dataset,
-            )
-        except ValueError as error:
-            if args.metric == "cq_reference_match" and not args.dataset:
-                hint = "a shared-task submission needs --references FILE or --references-dataset"
-                raise ValueError(f"{error}; {hint}") from None
-            fitting = configs_with(args.dataset, _fields(columns)) if args.dataset else None
-            if fitting is not None and split is not None and split.config not in fitting:
-                references = {k: v for k, v in columns.items() if k != "predictions"}
-                scored = configs_with(args.dataset, _fields(references)) if references else []
-                if fitting:
-                    hint = f"use --config {' or '.join(fitting)}"
-                elif scored:
-                    hint = (
-                        f"{args.dataset} holds no {columns['predictions']!r} predictions: score "
-                        f"a predictions FILE with --dataset {args.dataset} --config "
-                        f"{' or '.join(scored)}"
-                    )
-                else:
-                    hint = f"no config of {args.dataset} has them"
-                raise ValueError(
-                    f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
-                    f"{split.label()} does not have ({error}): {hint}"
-                ) from None
-            raise
+        inputs = _record_inputs(args, records, keys, split, features, note)
         ids = _item_ids(args, split, inputs)
-        result = compute(**inputs, **options)
-        doc = None
+        result, doc = compute(**inputs, **options), None
         if ids is not None:
             system = args.system or split.label()
             doc = build_document(
@@ -365,6 +245,49 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     n = len(next(iter(inputs.values())))
     _plot(args, result, source, note)
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
+    """FILE --dataset: the predictions joined to the split (evaluate_predictions)."""
+    _check_dataset(args)
+    try:
+        doc = _evaluate_predictions(args, options, note)
+    except ValueError as error:
+        columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
+        hint = config_hint(args.dataset, args.config, columns)
+        if hint is None:
+            raise
+        fields = ", ".join(sorted(_fields(columns)))
+        raise ValueError(f"{error}; {args.metric} reads {fields} from the split: {hint}") from None
+    result = doc["result"]
+    missing = (
+        f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
+    )
+    source = f"{args.input} on {_label(doc['dataset'])}"
+    _plot(args, result, source, note)
+    header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
+    return _with_intervals(args, result, doc), header, doc
+
+
+def _record_inputs(args, records, keys, split, features, note) -> dict:
+    """compute() inputs of FILE's records or of a split's own (--dataset); a field the split
+    lacks names the config that has it."""
+    columns = _columns(args, features)
+    try:
+        return inputs_from_records(
+            args.metric, records, keys, features, columns, note, strip_numbers=not args.dataset
+        )
+    except ValueError as error:
+        if args.metric == "cq_reference_match" and not args.dataset:
+            hint = "a shared-task submission needs --references FILE or --references-dataset"
+            raise ValueError(f"{error}; {hint}") from None
+        hint = config_hint(args.dataset, split.config, columns) if split is not None else None
+        if hint is None:
+            raise
+        raise ValueError(
+            f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
+            f"{split.label()} does not have ({error}): {hint}"
+        ) from None
 
 
 def _item_ids(args, split, inputs) -> list[str] | None:

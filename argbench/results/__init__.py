@@ -35,6 +35,7 @@ from argbench.results.predictions import (
 from argbench.results.split import (
     DatasetChoiceError,
     Split,
+    config_hint,
     configs_with,
     content_hash,
     load_split,
@@ -62,6 +63,7 @@ __all__ = [
     "add_intervals",
     "build_document",
     "compare_results",
+    "config_hint",
     "configs_with",
     "content_digest",
     "content_hash",

@@ -16,7 +16,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DatasetChoiceError", "Split", "configs_with", "content_hash", "load_split"]
+__all__ = [
+    "DatasetChoiceError",
+    "Split",
+    "config_hint",
+    "configs_with",
+    "content_hash",
+    "load_split",
+]
 
 
 class DatasetChoiceError(ValueError):
@@ -274,3 +281,26 @@ def configs_with(dataset: str, fields: set[str]) -> list[str] | None:
         if set(fields) <= set(features):
             out.append(config.name)
     return out
+
+
+def config_hint(dataset: str, config: str | None, columns: dict) -> str | None:
+    """Which config of argbench dataset ``dataset`` to use when ``config`` lacks fields that
+    ``columns`` (compute() input -> record field) reads; None when no better one is known.
+    With a ``predictions`` column: the configs that hold it, else those holding the
+    references (score a predictions file there)."""
+    fields = {field.split(".")[0] for field in columns.values()}
+    fitting = configs_with(dataset, fields)
+    if fitting is None or config is None or config in fitting:
+        return None
+    if fitting:
+        return f"use --config {' or '.join(fitting)}"
+    if "predictions" not in columns:
+        return None
+    references = {k: v for k, v in columns.items() if k != "predictions"}
+    scored = configs_with(dataset, {f.split(".")[0] for f in references.values()})
+    if references and scored:
+        return (
+            f"{dataset} holds no {columns['predictions']!r} predictions: score a predictions "
+            f"FILE with --dataset {dataset} --config {' or '.join(scored)}"
+        )
+    return f"no config of {dataset} has them"
