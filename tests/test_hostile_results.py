@@ -149,6 +149,23 @@ def test_a_figure_that_does_not_decompose_is_held_by_its_digest(
         read_results(path)
 
 
+def test_a_partial_run_cannot_be_laundered_by_dropping_its_missing_ids(tmp_path, capsys):
+    """Editing out missing_ids keeps the per-item values consistent; the digest (required of
+    every file) is what refuses it."""
+    path = write_results(relevance_doc(missing=["silver-9-0"]), tmp_path / "partial.json")
+    assert headline(read_results(path))["partial"]  # control: read, and said partial
+
+    def launder(doc):
+        doc.update(missing_ids=[], n_missing=0)
+        doc.pop("digest")
+
+    edited(path, launder)
+    with pytest.raises(ResultsFileError, match="no digest: argbench writes one with every"):
+        read_results(path)
+    code, out, err = cli(capsys, "eval-results", path)
+    assert code == 2 and "no digest" in err and not out
+
+
 def test_in_memory_documents_are_checked_by_compare_too():
     good = relevance_doc()
     assert compare_results([good, relevance_doc(system="other")], resamples=100)["key"] == "f1"

@@ -5,7 +5,8 @@ add up) a file that is not what argbench writes: a field missing or of the wrong
 per-item values that are not finite numbers in the metric's range (``"0.5"``, ``true``,
 ``1e300`` or ``7.5`` for an F1), a headline that does not follow from its per-item values
 (recomputed and compared where the metric decomposes), or content that no longer matches
-the digest written with it (where it does not decompose, the digest is required).
+the digest written with it (every file argbench writes carries one; it is what holds a
+figure that does not decompose, and the list of items that were not scored).
 
 :func:`headline` and :func:`per_item` are the small interface a leaderboard reads through:
 what a document measured, its figure, and whether it covers the whole split.
@@ -58,8 +59,9 @@ def _close(a, b) -> bool:
 def verify_document(doc, source: str = "results") -> dict:
     """``doc`` checked against the schema and against itself (see the module docstring);
     returned as it is. ``source`` names it in errors (the file's path). The values are
-    checked first, so an edit is named by what it changed, then the rest of the schema."""
-    from argbench.results.document import RESULTS_FORMAT, content_digest
+    checked first, so an edit is named by what it changed, then the rest of the schema.
+    The digest is :func:`read_results`'s: a document in memory is its program's to change."""
+    from argbench.results.document import RESULTS_FORMAT
 
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
         raise ResultsFileError(
@@ -78,12 +80,6 @@ def verify_document(doc, source: str = "results") -> dict:
         raise ResultsFileError(f"{source}: 'item_ids' repeat an id; {_REWRITE}")
     _check_values(doc, source)
     _check_schema(doc, source)
-    digest = doc.get("digest")
-    if digest is not None and digest != content_digest(doc):
-        raise ResultsFileError(
-            f"{source}: the content does not match its digest (edited after it was written); "
-            f"{_REWRITE}"
-        )
     return doc
 
 
@@ -158,22 +154,33 @@ def _check_schema(doc: dict, source: str) -> None:
 
 
 def read_results(path) -> dict:
-    """The results document of ``path``, verified (:func:`verify_document`, and the digest
-    written with the file: required where the headline does not decompose into per-item
-    values). Raises :class:`ResultsFileError` naming the file and what does not add up."""
+    """The results document of ``path``, verified (:func:`verify_document`) and matching the
+    digest written with it (required: a file without one was not written whole by argbench).
+    Raises :class:`ResultsFileError` naming the file and what does not add up."""
     from argbench.io import read_json
 
     try:
         doc = read_json(path)
     except ValueError as error:  # not a file, not UTF-8, not JSON: named by the reader
         raise ResultsFileError(str(error)) from None
+    from argbench.results.document import content_digest
+
     verify_document(doc, str(path))
-    spec = HEADLINES.get(doc["metric"])
-    if doc.get("digest") is None and spec is not None and not spec.decomposes:
+    digest = doc.get("digest")
+    if digest is not None and digest != content_digest(doc):
         raise ResultsFileError(
-            f"{path}: no digest: a {doc['metric']} figure cannot be recomputed from per-item "
-            f"values, so the file must carry the digest argbench writes; {_REWRITE}"
+            f"{path}: the content does not match its digest (edited after it was written); "
+            f"{_REWRITE}"
         )
+    if digest is None:
+        spec = HEADLINES.get(doc["metric"])
+        why = (
+            f"a {doc['metric']} figure cannot be recomputed from per-item values, so"
+            if spec is not None and not spec.decomposes
+            else "argbench writes one with every results file (without it, items not scored "
+            "could have been edited out unseen):"
+        )
+        raise ResultsFileError(f"{path}: no digest: {why} the file must carry it; {_REWRITE}")
     return doc
 
 
