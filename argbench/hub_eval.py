@@ -2,33 +2,99 @@
 model repo (https://huggingface.co/docs/hub/eval-results).
 
 A published corpus that systems are scored on carries ``eval.yaml``: one task (one leaderboard)
-per (metric, config, split) a system is scored with. A results file of ``argbench evaluate
---dataset ORG/NAME@vX --out`` converts to the model repo's entry for that task: dataset id,
-task id, the commit scored, the value of the metric's primary figure, the date, and the
-signature in ``notes`` so the number says how it was measured.
+per (metric, config, split) a system is scored with. :data:`TASKS` is the one table of those
+tasks, each with its *protocol*: the signature settings a value must have been computed with
+to be that task's value (the paper's threshold, the first three questions, ...). The figure
+is the metric's headline (:mod:`argbench.scoring.headline`).
+
+A results file of ``argbench evaluate --dataset ORG/NAME@vX --out`` converts to the model
+repo's entry for its task (dataset id, task id, the commit scored, the headline value, the
+date, the signature in ``notes``) only when it is a leaderboard value: read back verified
+(:func:`argbench.results.read_results`), the whole split scored, every judgment made, and the
+protocol kept. ``off_protocol=True`` writes a value computed otherwise, and the entry says so
+in a field of its own (``off_protocol``: what differs), not only in ``notes``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import yaml
 
-# dataset -> tasks: task id, metric, config, split (the figure is results.PRIMARY[metric])
-TASKS = {
+from argbench.scoring.headline import headline_of
+
+__all__ = [
+    "TASKS",
+    "NotALeaderboardValue",
+    "Task",
+    "eval_results_entry",
+    "eval_yaml",
+    "merge_entries",
+    "protocol_differences",
+]
+
+ABSENT = None  # in a protocol: the signature may lack the field
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark task: its id in eval.yaml, the metric, the split, and the protocol
+    (signature field -> the values it may have; :data:`ABSENT` where it may be missing)."""
+
+    id: str
+    metric: str
+    config: str
+    split: str
+    protocol: dict = field(default_factory=dict)
+
+
+_CQS = {  # the CQs-Gen paper: STS at 0.65 or an LLM matching references, 3 questions each
+    "matcher": ("sts", "llm"),
+    "thr": (">0.65", ABSENT),
+    "max_q": ("3",),
+    "labels": (ABSENT,),
+}
+_RELATION = {"decisions": ("scores",)}  # AUROC needs scores (hard labels have none)
+
+TASKS: dict[str, list[Task]] = {
     "cqs_gen": [  # test: the paper's benchmark (references since cqs_gen 2.0.0)
-        ("cq_reference_match", "cq_reference_match", "interventions", "test"),
-        ("cq_reference_match_validation", "cq_reference_match", "interventions", "validation"),
+        Task("cq_reference_match", "cq_reference_match", "interventions", "test", _CQS),
+        Task(
+            "cq_reference_match_validation",
+            "cq_reference_match",
+            "interventions",
+            "validation",
+            _CQS,
+        ),  # fmt: skip
     ],
     "cam_answers": [
-        ("argument_relevance", "argument_relevance", "silver", "train"),
-        ("argument_overlap", "argument_overlap", "silver", "train"),
+        Task(
+            "argument_relevance",
+            "argument_relevance",
+            "silver",
+            "train",
+            {"parser": ("strict",), "relevant": (">=2",)},
+        ),
+        Task(
+            "argument_overlap",
+            "argument_overlap",
+            "silver",
+            "train",
+            {"excerpts": ("notebook",), "tok": ("whitespace",)},
+        ),
     ],
     "claimdiff": [
-        ("claim_relation_S", "claim_relation", "S", "test"),
-        ("claim_relation_W", "claim_relation", "W", "test"),
-        ("rationale_f1", "rationale_f1", "S", "test"),
+        Task("claim_relation_S", "claim_relation", "S", "test", _RELATION),
+        Task("claim_relation_W", "claim_relation", "W", "test", _RELATION),
+        Task("rationale_f1", "rationale_f1", "S", "test", {"iou": (">=0.5",)}),
     ],
 }
 FRAMEWORK = "argbench"  # to be registered in huggingface.js packages/tasks/src/eval.ts
+
+
+class NotALeaderboardValue(ValueError):
+    """The results are not a value of a benchmark task: partial, incomplete, off the task's
+    protocol, or not on a Hub dataset (bad input: exit 2)."""
 
 
 def eval_yaml(name: str, pretty_name: str, description: str) -> str | None:
@@ -40,47 +106,115 @@ def eval_yaml(name: str, pretty_name: str, description: str) -> str | None:
         "name": pretty_name,
         "description": description,
         "evaluation_framework": FRAMEWORK,
-        "tasks": [
-            {"id": task, "config": config, "split": split} for task, _, config, split in tasks
-        ],
+        "tasks": [{"id": t.id, "config": t.config, "split": t.split} for t in tasks],
     }
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
 
 
-def eval_results_entry(doc: dict) -> tuple[str, str]:
-    """(file name, YAML) of the ``.eval_results/`` entry for an argbench results document."""
-    from argbench.results import PRIMARY
+def protocol_differences(task: Task, signature: str) -> list[str]:
+    """How ``signature`` departs from ``task``'s protocol (empty: it keeps it)."""
+    from argbench.signature import Signature
+
+    fields = Signature.parse(signature).fields
+    out = []
+    for name, allowed in task.protocol.items():
+        value = fields.get(name)
+        if value not in allowed:
+            shown = " or ".join("absent" if a is ABSENT else f"{name}:{a}" for a in allowed)
+            out.append(f"{name}:{value if value is not None else 'absent'} (protocol: {shown})")
+    return out
+
+
+def _task_of(doc: dict) -> Task:
+    dataset = doc.get("dataset") or {}
+    metric, config, split = doc["metric"], dataset.get("config"), dataset.get("split")
+    for tasks in TASKS.values():
+        for task in tasks:
+            if (task.metric, task.config, task.split) == (metric, config, split):
+                return task
+    known = ", ".join(f"{t.metric} on {t.config}/{t.split}" for ts in TASKS.values() for t in ts)
+    raise NotALeaderboardValue(
+        f"{metric} on {config}/{split} is no benchmark task of eval.yaml (tasks: {known})"
+    )
+
+
+def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, dict]:
+    """(file name, entry) of the ``.eval_results/`` entry for a verified results document
+    (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not."""
+    from argbench.results import headline
 
     dataset = doc.get("dataset") or {}
     source = str(dataset.get("source") or "")
     if not source.startswith("hub:") or not dataset.get("commit"):
-        raise ValueError(
+        raise NotALeaderboardValue(
             "the results were not computed on a Hub dataset: score with argbench evaluate ... "
             "--dataset ORG/NAME@vVERSION --out FILE, so the entry can name the dataset and the "
             f"commit scored (this file's dataset source: {source or 'none'})"
         )
-    metric, config, split = doc["metric"], dataset.get("config"), dataset.get("split")
-    found = [
-        task
-        for tasks in TASKS.values()
-        for task, task_metric, task_config, task_split in tasks
-        if (task_metric, task_config, task_split) == (metric, config, split)
-    ]
-    if not found:
-        known = ", ".join(f"{m} on {c}/{s}" for ts in TASKS.values() for _, m, c, s in ts)
-        raise ValueError(
-            f"{metric} on {config}/{split} is no benchmark task of eval.yaml (tasks: {known})"
+    task = _task_of(doc)
+    figure = headline(doc)
+    if figure["partial"]:
+        raise NotALeaderboardValue(
+            f"partial results: {figure['n_missing']:,} of the split's "
+            f"{figure['n_items'] + figure['n_missing']:,} items were not scored (--allow-missing "
+            "or a harness --limit); a leaderboard value scores every item of the split"
         )
-    key = PRIMARY.get(metric)
-    value = (doc.get("result") or {}).get(key)
-    if not isinstance(value, (int, float)) or value != value:
-        raise ValueError(f"the results have no number for {metric}'s primary figure {key!r}")
+    if figure["incomplete"]:
+        failed = (doc["result"] or {}).get("n_failed")
+        raise NotALeaderboardValue(
+            f"incomplete results (complete: false, {failed} failed judgment(s), "
+            "--allow-incomplete): a leaderboard value has every judgment; run it again "
+            "(the replies received are cached)"
+        )
+    differences = protocol_differences(task, doc["signature"])
+    if differences and not off_protocol:
+        raise NotALeaderboardValue(
+            f"not computed on the protocol of task {task.id}: " + "; ".join(differences) + ". "
+            "Score with the task's settings, or --off-protocol to write an entry that says so"
+        )
+    value = figure["value"]
+    if value is None:
+        key = headline_of(doc["metric"]).value
+        raise NotALeaderboardValue(f"the results have no number for {doc['metric']}'s {key!r}")
     entry = {
-        "dataset": {"id": source[4:], "task_id": found[0], "revision": dataset["commit"]},
+        "dataset": {"id": source[4:], "task_id": task.id, "revision": dataset["commit"]},
         "value": float(value),
-        "date": str(doc.get("created") or "")[:10] or None,
-        "notes": f"argbench {doc['signature']}",
     }
-    if entry["date"] is None:
-        del entry["date"]
-    return f"{found[0]}.yaml", yaml.safe_dump([entry], sort_keys=False, width=1000)
+    date = str(doc.get("created") or "")[:10]
+    if date:
+        entry["date"] = date
+    if differences:
+        entry["off_protocol"] = differences
+    notes = f"argbench {doc['signature']}"
+    entry["notes"] = ("OFF-PROTOCOL " if differences else "") + notes
+    if doc.get("system"):
+        entry["system"] = str(doc["system"])
+    return f"{task.id}.yaml", entry
+
+
+def _entry_key(entry: dict) -> tuple:
+    """What makes two entries one slot: the model (``system``; the repo's own model when an
+    entry names none), the dataset id, its revision and the task."""
+    data = entry.get("dataset") if isinstance(entry.get("dataset"), dict) else {}
+    return (entry.get("system"), data.get("id"), data.get("revision"), data.get("task_id"))
+
+
+def merge_entries(existing_text: str | None, entry: dict, where: str) -> tuple[str, bool]:
+    """(the YAML list with ``entry`` added, whether it replaced an entry): an existing list
+    keeps every other entry; only the one for the same model, dataset, revision and task is
+    replaced. A file that is not such a list is refused, not
+    overwritten."""
+    entries = []
+    if existing_text is not None and existing_text.strip():
+        try:
+            entries = yaml.safe_load(existing_text)
+        except yaml.YAMLError as error:
+            raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ValueError(
+                f"{where}: not a list of eval-results entries; not overwritten (move it aside)"
+            )
+    kept = [e for e in entries if _entry_key(e) != _entry_key(entry)]
+    replaced = len(kept) != len(entries)
+    text = yaml.safe_dump([*kept, entry], sort_keys=False, allow_unicode=True, width=1000)
+    return text, replaced

@@ -40,6 +40,7 @@ __all__ = [
     "read_text",
     "release_output",
     "save_figure",
+    "write_claimed",
     "write_json",
     "write_records",
 ]
@@ -321,6 +322,20 @@ def atomic_write(path, data: bytes | str) -> Path:
     return path
 
 
+def write_claimed(path, data: bytes | str, *, suffixes=(".json",), what="output") -> Path:
+    """:func:`atomic_write` under the output's claim (:func:`claim_output`): taken for the
+    write when this process does not hold it yet (then released), so a library caller gets
+    the same refusal of a path another run is writing as the command line does."""
+    path = Path(path)
+    held = path.resolve() in _CLAIMED
+    claim_output(path, suffixes=suffixes, what=what)
+    try:
+        return atomic_write(path, data)
+    finally:
+        if not held:
+            release_output(path)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -338,10 +353,14 @@ def _encodable(text: str, what: str) -> str:
     return text
 
 
-def write_json(path, value, *, indent=1, ensure_ascii=False, allow_nan=False) -> Path:
-    """``value`` as JSON (UTF-8; NaN refused unless ``allow_nan``), written atomically."""
+def write_json(path, value, *, indent=1, ensure_ascii=False, allow_nan=False, claim=False) -> Path:
+    """``value`` as JSON (UTF-8; NaN refused unless ``allow_nan``), written atomically
+    (``claim``: under the output's claim, :func:`write_claimed`)."""
     text = json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=allow_nan, indent=indent) + "\n"
-    return atomic_write(path, _encodable(text, str(path)))
+    text = _encodable(text, str(path))
+    if claim:
+        return write_claimed(path, text, suffixes=(Path(path).suffix,), what="output")
+    return atomic_write(path, text)
 
 
 def save_figure(fig, path, **options) -> Path:

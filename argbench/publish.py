@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 
 import argbench
+from argbench.errors import BadInput
 from argbench.metrics import metric_path
 
 # files of a metric folder that are not the Space's
@@ -227,7 +228,8 @@ def check_credentials(api=None):
             api.whoami()
         except Exception as error:  # noqa: BLE001 - said with what to do
             status = getattr(getattr(error, "response", None), "status_code", None)
-            raise PublishError(
+            refused = TokenRefusedError if status in (401, 403) else PublishError
+            raise refused(
                 f"cannot publish: the Hub refused the token (HTTP {status}) "
                 f"[{type(error).__name__}]: log in with `hf auth login` or set HF_TOKEN to a "
                 "token with write access. Nothing was built or uploaded"
@@ -237,6 +239,11 @@ def check_credentials(api=None):
 
 class PublishError(RuntimeError):
     """The Hub refused or failed a step; nothing was tagged, so the version is not published."""
+
+
+class TokenRefusedError(PublishError, BadInput):
+    """The Hub refused the token (HTTP 401/403): the credential is wrong (exit 2, as no
+    token at all)."""
 
 
 HUB_TIMEOUT_ENV = "ARGBENCH_HUB_TIMEOUT"
@@ -288,7 +295,7 @@ def _step(what: str, call, plan: dict, timeout: float):
     status = getattr(getattr(error, "response", None), "status_code", None)
     detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     if status in (401, 403):
-        raise PublishError(
+        raise TokenRefusedError(
             f"{where}: the Hub refused the token (HTTP {status}): log in with `hf auth login` or "
             f"set HF_TOKEN to a token with write access to {plan['repo_id']}; {untagged}"
         ) from error

@@ -156,7 +156,8 @@ def exit_code_rows() -> list[tuple[int, str, str]]:
 
     raised = {
         1: "`RuntimeError`, `OSError`, `MemoryError` (other than the ones for 2)",
-        2: "`UsageError`, " + ", ".join(f"`{e.__name__}`" for e in cli._BAD_INPUT),
+        2: "`UsageError`, `argbench.errors.BadInput`, "
+        + ", ".join(f"`{e.__name__}`" for e in cli._BAD_INPUT),
         130: "`KeyboardInterrupt`",
     }
     return [(status, meaning, raised.get(status, "")) for status, meaning in cli.EXIT_CODES.items()]
@@ -179,8 +180,29 @@ def exit_codes_page() -> str:
                 for status, meaning, raised in exit_code_rows()
             ],
             "",
+            "Which refusal of which subcommand exits with which status "
+            "(`argbench.cli.exits.REFUSALS`):",
+            "",
+            *_refusal_rows(),
+            "",
         ]
     )
+
+
+def _refusal_rows() -> list[str]:
+    from argbench.cli.exits import END, markdown
+
+    text = markdown()  # the block docs/errors.md holds: its second table
+    return text[text.index("| subcommand |") : text.index(END)].rstrip().split("\n")
+
+
+def on_page_markdown(markdown, page, **kwargs):
+    """docs/errors.md's generated tables, rendered again from the code (never stale)."""
+    if page.file.src_path == "errors.md":
+        from argbench.cli.exits import rewrite
+
+        return rewrite(markdown)
+    return markdown
 
 
 def api_page() -> str:

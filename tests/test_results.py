@@ -10,7 +10,13 @@ import pytest
 
 import argbench
 from argbench.cli import main
-from argbench.results import compare_results, content_hash, load_split, read_results
+from argbench.results import (
+    compare_results,
+    content_hash,
+    load_split,
+    read_results,
+    write_results,
+)
 from argbench.scoring.argument_relevance import argument_relevance
 from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 from argbench.scoring.rationale_f1 import rationale_f1
@@ -300,7 +306,8 @@ def test_compare_refuses_another_dataset_version(cam, tmp_path, capsys):
     doc = read_results(mine)
     doc["dataset"]["version"] = "3.0.0"
     doc["signature"] = Signature.parse(doc["signature"]).render()
-    other = write(tmp_path / "other.json", {**doc, "system": "other"})
+    # written by argbench (a results file of that version), not edited by hand (refused)
+    other = str(write_results({**doc, "system": "other"}, tmp_path / "other.json"))
     code, _, err = cli(capsys, "compare", mine, other)
     assert code == 2 and "dataset version (2.0.0 in" in err
     code, _, err = cli(capsys, "compare", mine)

@@ -16,6 +16,7 @@ COMMANDS: list[str] = [
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
     "argbench.cli.compare",
+    "argbench.cli.eval_results",
     "argbench.cli.harness",
 ]
 
@@ -104,8 +105,10 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-# The one exit status table of the whole CLI (docs/errors.md renders it; tests/test_hostile.py
-# keeps it true). Every subcommand maps its errors through exit_status().
+# The one exit status table of the whole CLI; argbench.cli.exits.REFUSALS says which refusal of
+# which subcommand exits with which status (docs/errors.md is rendered from both;
+# tests/test_hostile_results.py keeps them true). Every subcommand maps its errors through
+# exit_status(): bad input or usage 2, a run that failed 1.
 EXIT_CODES: dict[int, str] = {
     0: "done: the result is complete (or marked complete=False with --allow-incomplete, "
     "non-converged fits flagged with --allow-nonconverged)",
@@ -114,8 +117,9 @@ EXIT_CODES: dict[int, str] = {
     "source or model cannot be fetched (offline), a file could not be written (full disk); "
     "outputs are left as they were, never half-written",
     2: "bad usage or bad input: unknown command, flag, metric, dataset, config or option; a bad "
-    "record, file, id or value; an --out that is an input, not writable, or being written by "
-    "another run; results that cannot be compared",
+    "record, file, id, value or credential; an --out that is an input, not writable, or being "
+    "written by another run; results that cannot be compared; a results file that is edited "
+    "or is no leaderboard value (partial, incomplete, off the task's protocol)",
     130: "interrupted (Ctrl-C); outputs are left as they were, never half-written",
 }
 
@@ -135,9 +139,11 @@ _BAD_INPUT = (
 
 def exit_status(error: BaseException) -> int | None:
     """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
+    from argbench.errors import BadInput
+
     if isinstance(error, KeyboardInterrupt):
         return 130
-    if isinstance(error, _BAD_INPUT):
+    if isinstance(error, (BadInput, *_BAD_INPUT)):
         return 2
     if isinstance(error, (RuntimeError, OSError, MemoryError)):
         return 1

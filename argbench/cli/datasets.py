@@ -109,23 +109,6 @@ def _cmd_publish(args) -> int:
     return 0
 
 
-def _cmd_eval_results(args) -> int:
-    from pathlib import Path
-
-    from argbench.hub_eval import eval_results_entry
-    from argbench.results import read_results
-
-    name, text = eval_results_entry(read_results(args.results))
-    if args.out is None:
-        print(text, end="")
-        return 0
-    target = Path(args.out) / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(f"wrote {target}: add it to the model repo's .eval_results/ (e.g. in a pull request)")
-    return 0
-
-
 def add_commands(sub) -> None:
     listing = sub.add_parser("list", help="list the datasets and metrics")
     listing.add_argument(
@@ -161,13 +144,3 @@ def add_commands(sub) -> None:
     )
     add_data_options(publish)
     publish.set_defaults(run=_cmd_publish)
-    entry = sub.add_parser(
-        "eval-results",
-        help="turn a results file into the model repo's .eval_results/<task>.yaml entry",
-        description="A results file of argbench evaluate --dataset ORG/NAME@vX --out FILE as "
-        "the Hub's eval-results entry (dataset id, task id from the dataset's eval.yaml, the "
-        "commit scored, the value, the date, the signature in notes).",
-    )
-    entry.add_argument("results", help="results file (argbench evaluate --out)")
-    entry.add_argument("--out", help="write <task>.yaml into this folder (e.g. .eval_results)")
-    entry.set_defaults(run=_cmd_eval_results)

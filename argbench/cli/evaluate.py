@@ -13,7 +13,6 @@ import inspect
 import json
 import shlex
 import sys
-from pathlib import Path
 
 from argbench.cli import (
     UsageError,
@@ -24,90 +23,27 @@ from argbench.cli import (
     positive_int,
     seed_int,
 )
+from argbench.cli.evaluate_help import DESCRIPTION as _DESCRIPTION
+from argbench.cli.evaluate_help import EPILOG as _EPILOG
+from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.io import read_json
-from argbench.metrics import list_metrics, metric_path, output_meanings
+from argbench.metrics import list_metrics
 from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results import (
     add_intervals,
-    document,
+    build_document,
+    config_hint,
     evaluate_predictions,
     load_split,
     plain,
     read_predictions,
+    read_submission_file,
     split_item_ids,
     write_results,
 )
 
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
-
-_DESCRIPTION = """\
-Command line: run an argbench metric and print its scalar outputs and its signature.
-
-Three ways in:
-  FILE                 records holding both predictions and references: a JSON file (a list
-                       of records, or an object keyed by id), or a JSONL file (one per line);
-  --dataset D          the records of a corpus split (e.g. cam_answers' own answers);
-  FILE --dataset D     your system's predictions (JSON, JSONL, or a CQs-Gen shared-task
-                       file), joined to the split by the corpus's own id -- intervention_id
-                       (cqs_gen), pair_id (claimdiff), question_id [+ answer_index]
-                       (cam_answers); references, labels and contexts come from the split.
-                       Split ids without a prediction, unknown ids and duplicates are errors
-                       (--allow-missing scores what is there and says how many are missing).
-D is an argbench dataset name, a folder written by argbench build, or a Hub dataset id.
-
-A record is an object; for a metric with one input (annotator_agreement, cr_diversity) it may
-also be the bare value (a list of ratings, a string). Default record fields per compute()
-input:
-
-{columns}
-
-Change them with --column INPUT=FIELD; FIELD may be "a.b" for field b of every element of list
-a (e.g. predictions=cqs.cq). contexts and intervention_ids are used when the first record has
-the field. When a metric expects one string per example and the field holds a list (e.g. the
-CAM files' gpt_answers), each element is an example and the record's other fields are
-repeated (not with --dataset predictions: one prediction per item). CAM argument lists in a
-file whose arguments all carry the authors' "N. " prefixes numbered 1, 2, ...
-(silver_112x3.json) are stripped of them, as the metrics expect. argument_relevance needs the
-human labels: per record one integer per argument (0-3, -1 or null for unknown), e.g.
-cam_answers' argument_relevance column.
-
-claim_relation scores one ClaimDiff relation: a score per record (higher = more likely label 1)
-and the gold label (the claimdiff column); --threshold sets the decision threshold, --dev FILE
-(records of the same shape, e.g. from loaders.claimdiff.issue_split) chooses it by F1, and
---option hard_labels=true takes 0/1 decisions instead of scores. --plot FILE draws its
-precision-recall curve (needs matplotlib).
-
-cq_reference_match also reads shared-task files: SUBMISSION.json with --references
-validation.json (or --references-dataset: the cqs_gen interventions split).
-
-Output: the signature (everything that can change the number: cite it with the figure) and a
-name/value table of the scalar outputs (nested counts as a.b), each with its meaning from the
-metric card's Outputs table (the last line says where the card is); --json prints the whole
-result, per-item lists included, as JSON (NaN, i.e. undefined, as null). --ci adds a
-percentile bootstrap interval for each per-item mean. --out FILE writes a results file for
-argbench compare (values, per-item scores, signature, dataset name/version/content hash,
-argbench version, command line, time). Exit status 2 for bad usage or bad input (the message
-names the record and field), 1 for a run that failed or is incomplete: an LLM endpoint that
-stopped answering, or judgments that failed. With --allow-incomplete a run with failed
-judgments prints its result, marked complete=False and scored over what was judged, and
-exits 0.
-"""
-
-_EPILOG = """\
-examples:
-  ARGBENCH_SOURCES=/path/to/mirror argbench evaluate argument_relevance \\
-      --dataset cam_answers --config silver_subset
-  argbench evaluate argument_relevance my_answers.jsonl --dataset cam_answers --config gold \\
-      --out my_answers.results.json
-  argbench evaluate cq_reference_match output.json --dataset cqs_gen --split validation \\
-      --model sentence-transformers/all-MiniLM-L6-v2 --allow-missing --ci --out results.json
-  argbench evaluate argument_overlap silver_112x3.json --column predictions=gpt_answers
-  argbench evaluate cq_reference_match output.json --references validation.json --threshold 0.6
-  argbench evaluate cr_diversity output.json --column predictions=cqs.cq --json
-  argbench evaluate annotator_agreement ratings.json --option categories=[0,1,2,3]
-  argbench evaluate claim_relation test.jsonl --dev dev.jsonl --plot pr.png
-"""
 
 
 def add_commands(subparsers) -> None:
@@ -222,11 +158,7 @@ def add_commands(subparsers) -> None:
 def _cmd_evaluate(args) -> int:
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
     if args.metric == "cq_reference_match" and result.get("n_long"):
-        print(
-            f"note: {result['n_long']:,} intervention(s) had more than 3 questions: only the "
-            "first 3 of each were scored (the paper's protocol; max_q in the signature)",
-            file=sys.stderr,
-        )
+        print(f"note: {_long_note(result)}", file=sys.stderr)
     if args.out:
         write_results(doc, args.out)
     if args.json:
@@ -249,6 +181,23 @@ def _cmd_evaluate(args) -> int:
         )
         return 1
     return 0
+
+
+def _long_note(result: dict) -> str:
+    """What was done with interventions of more than 3 questions, as the signature says
+    (max_q:N the first N scored; max_q:all every one labelled, Useful / max(3, n))."""
+    from argbench.signature import Signature
+
+    max_q = Signature.parse(result["signature"]).fields.get("max_q")
+    many = f"{result['n_long']:,} intervention(s) had more than 3 questions"
+    if max_q == "all":
+        return (
+            f"{many}: every question was labelled and scored, Useful / max(3, n) (max_q:all, "
+            "not the paper's protocol)"
+        )
+    return (
+        f"{many}: only the first {max_q} of each were scored (the paper's protocol; max_q:{max_q})"
+    )
 
 
 def _command(args) -> str:
@@ -280,83 +229,84 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
         options.update(_dev_options(args, features, note))
     if args.references or args.references_dataset:
         inputs, source = _submission_inputs(args)
-        result = compute(**inputs, **options)
-        doc = None
+        result, doc = compute(**inputs, **options), None
     elif args.input and args.dataset:
-        _check_dataset(args)
-        try:
-            doc = _evaluate_predictions(args, options, note)
-        except ValueError as error:
-            columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
-            fitting = _configs_with(args.dataset, columns)
-            if not fitting or args.config is None or args.config in fitting:
-                raise
-            raise ValueError(
-                f"{error}; {args.metric} reads {', '.join(sorted(_fields(columns)))} from the "
-                f"split: use --config {' or '.join(fitting)}"
-            ) from None
-        result = doc["result"]
-        missing = (
-            f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
-        )
-        source = f"{args.input} on {_label(doc['dataset'])}"
-        header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
-        _plot(args, result, source, note)
-        return _with_intervals(args, result, doc), header, doc
+        return _run_predictions(args, options, features, note)
     else:
         records, keys, source, split = _records(args)
-        columns = _columns(args, features)
-        try:
-            inputs = inputs_from_records(
-                args.metric,
-                records,
-                keys,
-                features,
-                columns,
-                note,
-                strip_numbers=not args.dataset,
-            )
-        except ValueError as error:
-            if args.metric == "cq_reference_match" and not args.dataset:
-                hint = "a shared-task submission needs --references FILE or --references-dataset"
-                raise ValueError(f"{error}; {hint}") from None
-            fitting = _configs_with(args.dataset, columns) if args.dataset else None
-            if fitting is not None and split is not None and split.config not in fitting:
-                references = {k: v for k, v in columns.items() if k != "predictions"}
-                scored = _configs_with(args.dataset, references) if references else []
-                if fitting:
-                    hint = f"use --config {' or '.join(fitting)}"
-                elif scored:
-                    hint = (
-                        f"{args.dataset} holds no {columns['predictions']!r} predictions: score "
-                        f"a predictions FILE with --dataset {args.dataset} --config "
-                        f"{' or '.join(scored)}"
-                    )
-                else:
-                    hint = f"no config of {args.dataset} has them"
-                raise ValueError(
-                    f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
-                    f"{split.label()} does not have ({error}): {hint}"
-                ) from None
-            raise
-        result = compute(**inputs, **options)
-        doc = None
-        if split is not None:
-            ids = split_item_ids(split)
-            if len(ids) != len(next(iter(inputs.values()))):
-                ids = None  # records expanded to several examples: no id per example
+        inputs = _record_inputs(args, records, keys, split, features, note)
+        ids = _item_ids(args, split, inputs)
+        result, doc = compute(**inputs, **options), None
+        if ids is not None:
             system = args.system or split.label()
-            doc = document(
-                args.metric,
-                result,
-                split=split,
-                item_ids=ids,
-                system=system,
-                command=_command(args),
+            doc = build_document(
+                args.metric, result, split, ids, system=system, command=_command(args)
             )
     n = len(next(iter(inputs.values())))
     _plot(args, result, source, note)
     return _with_intervals(args, result, doc), f"{args.metric} on {source}: {n:,} examples", doc
+
+
+def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
+    """FILE --dataset: the predictions joined to the split (evaluate_predictions)."""
+    _check_dataset(args)
+    try:
+        doc = _evaluate_predictions(args, options, note)
+    except ValueError as error:
+        columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
+        hint = config_hint(args.dataset, args.config, columns)
+        if hint is None:
+            raise
+        fields = ", ".join(sorted(_fields(columns)))
+        raise ValueError(f"{error}; {args.metric} reads {fields} from the split: {hint}") from None
+    result = doc["result"]
+    missing = (
+        f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
+    )
+    source = f"{args.input} on {_label(doc['dataset'])}"
+    _plot(args, result, source, note)
+    header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
+    return _with_intervals(args, result, doc), header, doc
+
+
+def _record_inputs(args, records, keys, split, features, note) -> dict:
+    """compute() inputs of FILE's records or of a split's own (--dataset); a field the split
+    lacks names the config that has it."""
+    columns = _columns(args, features)
+    try:
+        return inputs_from_records(
+            args.metric, records, keys, features, columns, note, strip_numbers=not args.dataset
+        )
+    except ValueError as error:
+        if args.metric == "cq_reference_match" and not args.dataset:
+            hint = "a shared-task submission needs --references FILE or --references-dataset"
+            raise ValueError(f"{error}; {hint}") from None
+        hint = config_hint(args.dataset, split.config, columns) if split is not None else None
+        if hint is None:
+            raise
+        raise ValueError(
+            f"{args.metric} needs the fields {', '.join(sorted(_fields(columns)))}, which "
+            f"{split.label()} does not have ({error}): {hint}"
+        ) from None
+
+
+def _item_ids(args, split, inputs) -> list[str] | None:
+    """The split's item ids when the records are one example each (None otherwise); with
+    --out, records that expand to several examples each are refused here, before the work:
+    a results file needs one id per scored item."""
+    if split is None:
+        return None
+    ids = split_item_ids(split)
+    n = len(next(iter(inputs.values())))
+    if len(ids) == n:
+        return ids
+    if args.out:
+        raise UsageError(
+            f"--out: the {len(ids):,} records of {split.label()} become {n:,} examples (a "
+            "list per record), and a results file needs one id per scored item: score "
+            "a predictions FILE with --dataset, or drop --out"
+        )
+    return None
 
 
 def _claim_outputs(args) -> None:
@@ -398,29 +348,6 @@ def _fields(columns: dict) -> set[str]:
     return {field.split(".")[0] for field in columns.values()}
 
 
-def _configs_with(dataset: str, columns: dict) -> list[str] | None:
-    """The configs of argbench dataset ``dataset`` whose rows hold every field ``columns``
-    reads (from the loaders' declared features, nothing built); None for other datasets."""
-    import argbench
-
-    if dataset not in argbench.list_datasets():
-        return None
-    from types import SimpleNamespace
-
-    from argbench.loaders import builder_class
-
-    cls = builder_class(dataset)
-    out = []
-    for config in cls.BUILDER_CONFIGS:
-        try:
-            features = cls._features(SimpleNamespace(config=config))
-        except Exception:  # noqa: BLE001 - a loader whose features need more: not suggested
-            continue
-        if _fields(columns) <= set(features):
-            out.append(config.name)
-    return out
-
-
 def _dev_options(args, features, note) -> dict:
     """claim_relation --dev FILE: the development records as compute() options."""
     if not args.dev:
@@ -446,30 +373,6 @@ def _with_intervals(args, result: dict, doc: dict | None) -> dict:
 
 def _label(dataset: dict) -> str:
     return "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
-
-
-def plot_curve(result: dict, path, title: str) -> None:
-    """The precision-recall curve of a claim_relation result, as a PNG."""
-    if "pr_curve" not in result:
-        raise ValueError("--plot: the result has no precision-recall curve (hard labels?)")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from argbench.io import save_figure
-    from argbench.scoring.claim_relation import draw_pr_curve
-
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    draw_pr_curve(ax, result, "scores")
-    ax.set(title=title, xlabel="recall", ylabel="precision")
-    ax.legend()
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-
-
-# ---- reading records ----
 
 
 def _records(args) -> tuple[list, list | None, str, object]:
@@ -530,34 +433,11 @@ def _submission_inputs(args) -> tuple[dict, str]:
             cache_dir=args.cache_dir,
         ).data.to_list()
     inputs = read_submission(
-        _submission(args.input), references, unknown=args.unknown, missing=args.missing
+        read_submission_file(args.input), references, unknown=args.unknown, missing=args.missing
     )
     if not inputs["predictions"]:
         raise ValueError(f"{args.input}: no intervention to score")
     return inputs, args.input
-
-
-def _submission(path) -> dict:
-    """A shared-task submission as ``{intervention_id: {"cqs": ...}}``, from JSON or JSON
-    Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
-    if Path(path).suffix != ".jsonl":
-        return read_json(path)
-    from argbench.scoring.cq_reference_match import MISSING
-
-    records, _ = read_predictions(path)  # cqs as question strings
-    submission = {}
-    for index, record in enumerate(records):
-        if not isinstance(record, dict) or "intervention_id" not in record:
-            raise ValueError(f"{path}, record {index}: no field 'intervention_id'")
-        cqs = record.get("cqs")
-        if isinstance(cqs, list):
-            is_missing = cqs == [MISSING]
-            cqs = MISSING if is_missing else [{"id": j, "cq": q} for j, q in enumerate(cqs)]
-        submission[str(record["intervention_id"])] = {**record, "cqs": cqs}
-    return submission
-
-
-# ---- options and output ----
 
 
 def _column_overrides(args) -> dict[str, str]:
@@ -603,58 +483,3 @@ def _options(args, compute, features) -> dict:
                 f"{args.metric} has no option {key!r}; options: {', '.join(known) or 'none'}"
             )
     return options
-
-
-def scalars(result: dict, prefix: str = "") -> tuple[list[tuple[str, object]], list[str]]:
-    """(name, value) of the scalar outputs (nested dicts as ``a.b``), and the other names."""
-    rows, other = [], []
-    for key, value in plain(result).items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            sub_rows, sub_other = scalars(value, f"{name}.")
-            rows += sub_rows
-            other += sub_other
-        elif isinstance(value, list):
-            other.append(name)
-        else:
-            rows.append((name, value))
-    return rows, other
-
-
-# what --ci adds (argbench.results.add_intervals), not the metric: defined here, not in a card
-_CI_MEANINGS = {
-    "ci.low": "lower end of the bootstrap interval of `{}` (--ci)",
-    "ci.high": "upper end of the bootstrap interval of `{}` (--ci)",
-    "ci_method": "how the intervals were computed",
-}
-_VALUE_WIDTH = 10  # longer values (ci_method's text) push their meaning further right
-
-
-def _meaning(name: str, meanings: dict[str, str]) -> str:
-    if name.startswith("ci.") and name.count(".") >= 2:
-        key, end = name[3:].rsplit(".", 1)
-        return _CI_MEANINGS.get(f"ci.{end}", "").format(key)
-    # nested values (label_counts.Useful) take their parent's line
-    return meanings.get(name) or meanings.get(name.split(".")[0]) or _CI_MEANINGS.get(name, "")
-
-
-def format_table(result: dict, metric: str | None = None) -> str:
-    """The scalar outputs as a name/value table (the signature is printed above it), with each
-    value's one-line meaning from the metric card's Outputs table and where the card is."""
-    rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
-    meanings = output_meanings(metric) if metric else {}
-    width = max([len("name")] + [len(name) for name, _ in rows])
-    texts = [
-        "undefined" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
-        for _, value in rows
-    ]
-    value_width = min(_VALUE_WIDTH, max([len("value")] + [len(t) for t in texts]))
-    lines = [f"{'name':<{width}}  {'value':<{value_width}}  meaning".rstrip()]
-    for (name, _), text in zip(rows, texts, strict=True):
-        lines.append(f"{name:<{width}}  {text:<{value_width}}  {_meaning(name, meanings)}".rstrip())
-    if other:
-        lines.append(f"(per-item outputs, with --json: {', '.join(other)})")
-    if metric:
-        card = metric_path(metric) / "README.md"
-        lines.append(f"(each value is defined in the metric card, section Outputs: {card})")
-    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""A system's predictions: read (JSON, JSON Lines, CQs-Gen shared-task files) and joined to a
+split's rows by the corpus's own ids."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from argbench.records import where
+
+__all__ = ["ID_COLUMNS", "join", "read_predictions", "read_submission_file", "split_item_ids"]
+
+# The corpora's own ids, looked for in this order among a split's columns. Predictions give
+# all the fields of one, or a leading part: cam_answers predictions with only question_id are
+# one answer per question, scored against that question's arguments.
+ID_COLUMNS = [("intervention_id",), ("pair_id",), ("question_id", "answer_index")]
+SHOWN = 10  # ids listed in an error message
+
+
+def read_predictions(source, submissions: bool = True) -> tuple[list, list | None]:
+    """(records, their keys when keyed by id) from a path (``.json``, ``.jsonl``) or the
+    parsed data. With ``submissions``, CQs-Gen shared-task records (``{id: {"cqs": [{"id",
+    "cq"}] or "Missing CQs"}}``) get ``cqs`` as question strings (``["Missing CQs"]`` for
+    none), in JSON or JSON Lines alike."""
+    if isinstance(source, (str, Path)):
+        from argbench.io import read_records
+
+        data = read_records(source, formats=("json", "jsonl"))
+    else:
+        data = source
+    if isinstance(data, dict):
+        keys, records = [str(k) for k in data], list(data.values())
+    elif isinstance(data, list):
+        keys, records = None, list(data)
+    else:
+        raise ValueError("predictions: expected a list of records or an object keyed by id")
+    return [_submission_record(r) for r in records] if submissions else records, keys
+
+
+def _submission_record(record):
+    """A shared-task record's ``cqs`` as plain question strings."""
+    if not isinstance(record, dict) or "cqs" not in record:
+        return record
+    cqs = record["cqs"]
+    if isinstance(cqs, str):
+        return {**record, "cqs": [cqs]}  # "Missing CQs"
+    if isinstance(cqs, list) and cqs and all(isinstance(c, dict) and "cq" in c for c in cqs):
+        return {**record, "cqs": [c["cq"] for c in cqs]}
+    return record
+
+
+def _id_text(value, at: str, field: str) -> str:
+    """An id as text; whitespace around it or a character UTF-8 cannot store is an error
+    (``" 3"`` and ``"3"`` would be two ids that look the same; a lone surrogate cannot be
+    written to the results file)."""
+    from argbench.scoring._checks import check_text
+
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"{at}: id field {field!r} must be a string or an integer, got {value!r}")
+    text = str(value)
+    check_text(text, f"{at}: id field {field!r}")
+    if text != text.strip() or not text:
+        raise ValueError(
+            f"{at}: id field {field!r} is {text!r}: "
+            + ("empty" if not text.strip() else "whitespace around an id")
+            + " (ids are compared exactly; strip them)"
+        )
+    return text
+
+
+def _listing(ids, total=None) -> str:
+    ids = list(ids)
+    shown = ", ".join(repr(i) for i in ids[:SHOWN])
+    more = (total or len(ids)) - min(len(ids), SHOWN)
+    return shown + (f" and {more:,} more" if more > 0 else "")
+
+
+def _id_fields(columns, given) -> tuple[str, ...]:
+    if given:
+        fields = (given,) if isinstance(given, str) else tuple(given)
+        absent = [f for f in fields if f not in columns]
+        if absent:
+            raise ValueError(f"the split has no id column {absent[0]!r} (columns: {columns})")
+        return fields
+    for fields in ID_COLUMNS:
+        if fields[0] in columns:
+            return tuple(f for f in fields if f in columns)
+    raise ValueError(
+        f"the split has none of the id columns argbench knows ({', '.join(f[0] for f in ID_COLUMNS)}); "
+        "name one with id_fields="
+    )
+
+
+def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, allow_missing):
+    """Predictions joined to split rows by id, in the split's order.
+
+    ``take``: the prediction fields copied onto each row. Returns (merged rows, their ids,
+    ids of the split without a prediction). Duplicate and unknown ids are always errors;
+    missing ones unless ``allow_missing``."""
+    if not records:
+        raise ValueError("predictions: no records")
+    first = records[0] if isinstance(records[0], dict) else {}
+    level = sum(1 for _ in _prefix(id_fields, first)) or (1 if keys else 0)
+    if not level:
+        raise ValueError(
+            f"record 0: no id field {id_fields[0]!r}: each prediction names its item "
+            f"({' + '.join(id_fields)})"
+        )
+    fields = id_fields[:level]
+    ids = []
+    for index, record in enumerate(records):
+        at = where(index, keys)
+        if not isinstance(record, dict):
+            raise ValueError(f"{at}: expected an object with {fields[0]!r}, got {record!r:.60}")
+        parts = []
+        for position, field in enumerate(fields):
+            if field in record:
+                parts.append(_id_text(record[field], at, field))
+            elif position == 0 and keys:
+                parts.append(_id_text(keys[index], at, field))
+            else:
+                raise ValueError(f"{at}: no id field {field!r} (has {list(record)})")
+        ids.append("-".join(parts))
+    duplicates = [i for i, c in Counter(ids).items() if c > 1]
+    if duplicates:
+        raise ValueError(
+            f"{len(duplicates):,} ids occur more than once in the predictions: {_listing(duplicates)}"
+        )
+
+    by_id: dict[str, dict] = {}
+    for index, row in enumerate(rows):
+        key = "-".join(str(row[f]) for f in fields)
+        if key in by_id:
+            kept = by_id[key]
+            for field in reference_fields:
+                if row.get(field) != kept.get(field):
+                    raise ValueError(
+                        f"split rows {kept['__row']} and {index} share the id {key!r} but differ "
+                        f"in {field!r}: name the item fully ({' + '.join(id_fields)})"
+                    )
+            continue
+        by_id[key] = {**row, "__row": index}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise ValueError(
+            f"{len(unknown):,} prediction ids are not in the split: {_listing(unknown)} "
+            f"(ids are {' + '.join(fields)}, e.g. {next(iter(by_id))!r})"
+        )
+    position = {i: p for p, i in enumerate(ids)}
+    missing = [key for key in by_id if key not in position]
+    if missing and not allow_missing:
+        raise ValueError(
+            f"{len(missing):,} of the split's {len(by_id):,} items have no prediction: "
+            f"{_listing(missing)}; allow_missing=True scores the others"
+        )
+    merged, order = [], []
+    for key, row in by_id.items():
+        if key not in position:
+            continue
+        index = position[key]
+        record = records[index]
+        row = {k: v for k, v in row.items() if k != "__row"}
+        for field in take:
+            if field not in record:
+                raise ValueError(f"{where(index, keys)}: no field {field!r} (has {list(record)})")
+            row[field] = record[field]
+        merged.append(row)
+        order.append(key)
+    return merged, order, missing
+
+
+def _prefix(fields, record):
+    for field in fields:
+        if field not in record:
+            return
+        yield field
+
+
+def split_item_ids(split) -> list[str]:
+    """Ids of a split's rows (its id columns, else the row index)."""
+    try:
+        fields = _id_fields(split.data.column_names, None)
+    except ValueError:
+        return [str(i) for i in range(len(split.data))]
+    columns = [split.data[f] for f in fields]
+    return ["-".join(str(v) for v in values) for values in zip(*columns, strict=True)]
+
+
+def read_submission_file(path) -> dict:
+    """A CQs-Gen shared-task submission as ``{intervention_id: {"cqs": ...}}``, from JSON or
+    JSON Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
+    from argbench.io import read_json
+    from argbench.scoring.cq_reference_match import MISSING
+
+    if Path(path).suffix != ".jsonl":
+        return read_json(path)
+    records, _ = read_predictions(path)  # cqs as question strings
+    submission = {}
+    for index, record in enumerate(records):
+        if not isinstance(record, dict) or "intervention_id" not in record:
+            raise ValueError(f"{path}, record {index}: no field 'intervention_id'")
+        cqs = record.get("cqs")
+        if isinstance(cqs, list):
+            is_missing = cqs == [MISSING]
+            cqs = MISSING if is_missing else [{"id": j, "cq": q} for j, q in enumerate(cqs)]
+        submission[str(record["intervention_id"])] = {**record, "cqs": cqs}
+    return submission
