@@ -31,7 +31,7 @@ from argbench.llm.judgments import (
     settle_judgments,
 )
 from argbench.llm.reply_cache import CACHE_ENV, ReplyCache, default_cache_dir, reply_key
-from argbench.llm.serve import llama_server, packaged_gguf, serve_gguf
+from argbench.llm.serve import free_port, llama_server, packaged_gguf, serve_gguf
 from argbench.llm.structured import (
     STRUCTURED,
     _structured_label,
@@ -62,6 +62,7 @@ __all__ = [
     "check_on_failure",
     "default_cache_dir",
     "endpoint_from",
+    "free_port",
     "llama_server",
     "packaged_gguf",
     "reply_key",

@@ -69,8 +69,14 @@ class Gate:
             return self.in_flight, self.limit > 1, time.monotonic()
 
     def timeout(self, base: float, in_flight: int) -> float:
-        """The work's timeout: a serialising server runs the ``in_flight - 1`` ahead first."""
-        return base if self.concurrency == 1 else base * max(1, in_flight)
+        """The work's timeout: until the server is known to run them at once, a request may
+        wait behind every other one in flight (a server's queue need not be first come,
+        first served), so it gets the work of all of them."""
+        return (
+            base
+            if self.concurrency == 1 or in_flight <= 1 and self.limit == 1
+            else (base * self.limit)
+        )
 
     def leave(self, started: float, answered: bool, with_others: bool) -> None:
         """A request ended: ``answered`` (a reply, even a refused one) or not (timeout...)."""

@@ -30,7 +30,7 @@ __all__ = ["MODEL_ID_ENV", "PROBE_PROMPT", "Identity", "resolve_identity"]
 
 MODEL_ID_ENV = "ARGBENCH_LLM_MODEL_ID"
 PROBE_PROMPT = "Continue the list with three more words, lower case: apple, river, lantern,"
-_PROBE_TOKENS = 12
+_PROBE_TOKENS = 6
 _REPORT_TIMEOUT = 10.0
 # a model entry's fields that say nothing about the model (or change on every start)
 _VOLATILE = {"created", "object", "permission", "permissions", "root", "parent"}
@@ -136,7 +136,7 @@ def _probe(endpoint) -> dict | None:
         tokens = ((choice.get("logprobs") or {}).get("content")) or []
         if isinstance(tokens, list) and tokens:
             probe["logprobs"] = [
-                [(t.get("token"), round(float(t.get("logprob", 0.0)), 1)) for t in top]
+                [(t.get("token"), round(float(t.get("logprob", 0.0)), 1) + 0.0) for t in top]
                 for top in (
                     tok.get("top_logprobs") or [] for tok in tokens if isinstance(tok, dict)
                 )
