@@ -115,6 +115,15 @@ def parse_bracket(content: str, where: str = "answer") -> tuple[list[int], bool,
     return numbers, generated, unparsed
 
 
+def _line_start(answer: str, boundary: int, start: int, known: int) -> int:
+    """Where the line holding ``start`` begins, searched back only to the previous group's
+    end (``boundary``; ``known`` is the line start found before): linear over an answer. A
+    search back to the answer's start made one long line quadratic (scripts/bench_citations.py
+    measures both)."""
+    newline = answer.rfind("\n", boundary, start)
+    return newline + 1 if newline >= 0 else known
+
+
 def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
     """Split ``answer`` into excerpts, one per citation group, in order of appearance.
 
@@ -128,10 +137,7 @@ def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
     out: list[Excerpt] = []
     boundary = line_start = 0
     for group in _GROUP_RE.finditer(answer):
-        # the line start, searched back only to the previous group: linear in the answer
-        # (a search back to the answer's start would make one long line quadratic)
-        newline = answer.rfind("\n", boundary, group.start())
-        line_start = newline + 1 if newline >= 0 else line_start
+        line_start = _line_start(answer, boundary, group.start(), line_start)
         lo, hi = max(boundary, line_start), group.start()
         while lo < hi and answer[lo] in _STRIP:
             lo += 1
