@@ -10,7 +10,6 @@ judgment: the judges raise :class:`JudgmentError` for any, or mark the result in
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import sys
@@ -20,7 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from argbench.llm.dispatch import Gate, Run
-from argbench.llm.errors import SHOWN, Failed, LLMError, is_rejection, rejection_cause
+from argbench.llm.errors import (
+    SHOWN,
+    Failed,
+    LLMError,
+    is_rejection,
+    rejection_cause,
+    reply_text,
+    retry_after,
+)
 from argbench.llm.identity import Identity, named_from_env, resolve_identity
 from argbench.llm.reply_cache import ReplyCache, default_cache_dir, reply_key
 from argbench.llm.structured import STRUCTURED, structured_label, structured_options
@@ -43,31 +50,6 @@ _STOP_STATUS = {
 }
 # (base_url, model) pairs already told that their replies are not cached: said once
 _TOLD_UNIDENTIFIED: set[tuple] = set()
-
-
-def _retry_after(response) -> float | None:
-    headers = getattr(response, "headers", None) or {}
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        try:
-            return max(0.0, float(headers[name]) / scale)
-        except (KeyError, TypeError, ValueError):
-            continue
-    return None
-
-
-def _reply_text(body: str) -> str | Failed:
-    """The message content of a chat-completion body, or why there is none."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return Failed("HTTP 200 but the body is not JSON", body[:SHOWN])
-    try:
-        content = data["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        return Failed("HTTP 200 but no choices[0].message.content", body[:SHOWN])
-    if not isinstance(content, str):
-        return Failed("the reply message has no text content", body[:SHOWN])
-    return content
 
 
 class ChatEndpoint:
@@ -210,7 +192,7 @@ class ChatEndpoint:
         raw = client.chat.completions.with_raw_response.create(
             model=self.model, messages=messages, **options
         )
-        reply = _reply_text(raw.http_response.text)
+        reply = reply_text(raw.http_response.text)
         if choices and mode != "off" and isinstance(reply, str):
             return structured_label(mode, reply, choices)
         return reply
@@ -271,7 +253,7 @@ class ChatEndpoint:
                         f"HTTP {status}: the server rejected the request (not retried): {cause}",
                         body[:SHOWN],
                     )
-                why, wait = f"HTTP {status}: {cause}", _retry_after(error.response)
+                why, wait = f"HTTP {status}: {cause}", retry_after(error.response)
                 hint = (
                     "Raise llm max_retries= or lower max_workers= (the server asks to slow down)."
                     if status == 429

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-__all__ = ["Failed", "JudgmentError", "LLMError", "rejection_cause"]
+__all__ = ["Failed", "JudgmentError", "LLMError", "rejection_cause", "reply_text", "retry_after"]
 
 SHOWN = 300  # characters of a raw reply body kept for the report
 _CAUSE_LIMIT = 4000  # a server's own error message is shown whole up to this length
@@ -73,3 +73,29 @@ def is_rejection(status: int, body: str) -> bool:
     """A 5xx whose message says the request is invalid: retrying would only repeat it."""
     cause = rejection_cause(body).lower()
     return status >= 500 and any(word in cause for word in _VALIDATION_WORDS)
+
+
+def retry_after(response) -> float | None:
+    """The wait a 429/503 asks for (``retry-after-ms`` or ``retry-after``), if any."""
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(headers[name]) / scale)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
+
+
+def reply_text(body: str) -> str | Failed:
+    """The message content of a chat-completion body, or why there is none."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return Failed("HTTP 200 but the body is not JSON", body[:SHOWN])
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return Failed("HTTP 200 but no choices[0].message.content", body[:SHOWN])
+    if not isinstance(content, str):
+        return Failed("the reply message has no text content", body[:SHOWN])
+    return content
