@@ -115,6 +115,15 @@ def parse_bracket(content: str, where: str = "answer") -> tuple[list[int], bool,
     return numbers, generated, unparsed
 
 
+def _line_start(answer: str, boundary: int, start: int, known: int) -> int:
+    """Where the line holding ``start`` begins, searched back only to the previous group's
+    end (``boundary``; ``known`` is the line start found before): linear over an answer. A
+    search back to the answer's start made one long line quadratic (scripts/bench_citations.py
+    measures both)."""
+    newline = answer.rfind("\n", boundary, start)
+    return newline + 1 if newline >= 0 else known
+
+
 def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
     """Split ``answer`` into excerpts, one per citation group, in order of appearance.
 
@@ -126,9 +135,9 @@ def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
     if not isinstance(answer, str):
         raise TypeError(f"answer must be a str, got {type(answer).__name__}")
     out: list[Excerpt] = []
-    boundary = 0
+    boundary = line_start = 0
     for group in _GROUP_RE.finditer(answer):
-        line_start = answer.rfind("\n", 0, group.start()) + 1
+        line_start = _line_start(answer, boundary, group.start(), line_start)
         lo, hi = max(boundary, line_start), group.start()
         while lo < hi and answer[lo] in _STRIP:
             lo += 1
@@ -152,13 +161,32 @@ def parse_citations(answer: str, where: str = "answer") -> list[Excerpt]:
 NOTEBOOK_EXCERPT_PATTERN = re.compile(r"([A-Z].+?)\[(.+?)\]")
 
 
+_CAPITAL_RE = re.compile(r"[A-Z]")
+
+
 def notebook_excerpts(answer: str) -> list[tuple[str, str]]:
     """(excerpt, bracket content) pairs exactly as the notebook's ``split_text2args`` finds them.
 
     The excerpt is unstripped (it ends with the space before ``[``), as Jaccard/Levenshtein in
-    the notebook see it.
+    the notebook see it. Same result as ``NOTEBOOK_EXCERPT_PATTERN.findall(answer)``, found in
+    linear time: the regex retries every capital letter of a line with no citation to the
+    line's end (quadratic on one long line). Here, per line: a match from capital ``p`` takes
+    the first ``[`` at ``q >= p + 2`` whose line has a ``]`` at ``r >= q + 2`` (the first
+    such); when the first ``[`` after ``p + 1`` has none, no later capital of the line matches.
     """
-    return NOTEBOOK_EXCERPT_PATTERN.findall(answer)
+    out: list[tuple[str, str]] = []
+    for line in answer.split("\n"):
+        last_close = line.rfind("]")
+        pos = 0
+        while (capital := _CAPITAL_RE.search(line, pos)) is not None:
+            p = capital.start()
+            q = line.find("[", p + 2)
+            if q < 0 or last_close < q + 2:
+                break
+            r = line.find("]", q + 2)
+            out.append((line[p:q], line[q + 1 : r]))
+            pos = r + 1
+    return out
 
 
 def notebook_argument_ids(ids: str, where: str = "answer") -> list[int]:

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import sqlite3
-import time
 import warnings
 import weakref
 from collections import Counter
@@ -38,7 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
+from argbench.cache_files import move_aside
 from argbench.io import looks_like_path
+from argbench.models import folder_fingerprint as _folder_fingerprint
+from argbench.models import folder_signature
+from argbench.models import weights_fingerprint as _weights_fingerprint
 from argbench.scoring._checks import check_text
 from argbench.sources import hub_reachable, is_offline
 
@@ -59,7 +62,6 @@ _SQL_CHUNK = 500
 # Missing texts are encoded and written to the cache this many at a time.
 ENCODE_CHUNK = 8192
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
-_FOLDER_SIGNATURES: dict[tuple[str, str], str] = {}  # (path, cheap fingerprint) -> signature
 
 
 class CacheError(OSError):
@@ -98,88 +100,6 @@ def _cached_commit(repo: str, revision: str | None) -> str | None:
     return None
 
 
-def _folder_fingerprint(path: Path) -> str:
-    """Cheap fingerprint of a local model folder: every file's relative path, size and mtime."""
-    h = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        stat = file.stat()
-        h.update(f"{file.relative_to(path)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return h.hexdigest()
-
-
-def _snapshot_name(path: Path) -> str | None:
-    """``org/name@<commit12>`` for a folder of the HF cache (``models--org--name/snapshots/<commit>``)."""
-    parts = path.parts
-    if (
-        len(parts) >= 3
-        and parts[-2] == "snapshots"
-        and parts[-3].startswith("models--")
-        and re.fullmatch(r"[0-9a-f]{40}", parts[-1])
-    ):
-        return f"{parts[-3][len('models--') :].replace('--', '/')}@{parts[-1][:12]}"
-    return None
-
-
-def folder_signature(path, memo_dir: Path | None = None) -> str:
-    """A model folder's name in signatures, the same on every machine.
-
-    A Hub snapshot in the HF cache is named by repo and commit; any other folder by its
-    name (:func:`folder_model_name`) and content, ``<name>@folder-sha256:<12 hex>`` (e.g.
-    ``all-MiniLM-L6-v2@folder-sha256:584f01a0a740``): the name so that a reader can tell which
-    model it was, the sha256 over each file's relative path and content (dot files and dot
-    folders such as ``.git`` left out) so that the files are pinned; neither the folder's
-    location nor file times matter, and :meth:`Signature.differences` compares such values by
-    the hash alone. Hashing reads the weights once: the hash is kept per process and, with
-    ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache folder, itself keyed by
-    the folder's paths, sizes and times).
-    """
-    path = Path(path).expanduser().resolve()
-    named = _snapshot_name(path)
-    if named:
-        return named
-    key = (str(path), _folder_fingerprint(path))
-    memo = memo_dir / "signature.txt" if memo_dir else None
-    signature = _FOLDER_SIGNATURES.get(key)
-    if signature is None and memo and memo.is_file():
-        # the hash alone (memos written before the folder name was added held no name either)
-        signature = memo.read_text(encoding="utf-8").strip().rpartition("@")[2]
-    if signature is None:
-        digest = hashlib.sha256()
-        files = []
-        for root, folders, names in os.walk(path, followlinks=True):
-            folders[:] = [f for f in folders if not f.startswith(".")]
-            files += [Path(root, n) for n in names if not n.startswith(".")]
-        for file in sorted(files, key=lambda f: f.relative_to(path).as_posix()):
-            inner = hashlib.sha256()
-            with open(file, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    inner.update(block)
-            digest.update(f"{file.relative_to(path).as_posix()}\0".encode() + inner.digest())
-        signature = f"folder-sha256:{digest.hexdigest()[:12]}"
-    if memo and not memo.is_file():
-        memo_dir.mkdir(parents=True, exist_ok=True)
-        tmp = memo_dir / f".signature.{os.getpid()}.tmp"
-        tmp.write_text(signature, encoding="utf-8")
-        os.replace(tmp, memo)  # atomic: concurrent runs write the same content
-    _FOLDER_SIGNATURES[key] = signature
-    return f"{folder_model_name(path)}@{signature}"
-
-
-def folder_model_name(path: Path) -> str:
-    """What a reader calls the model in a folder: its model card's title when that is one word
-    (sentence-transformers cards start ``# all-MiniLM-L6-v2``), else the folder's name."""
-    card = Path(path) / "README.md"
-    if card.is_file():
-        with open(card, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.startswith("# "):
-                    title = line[2:].strip()
-                    if re.fullmatch(r"[\w.+/-]+", title):
-                        return title
-                    break
-    return Path(path).name
-
-
 def model_signature(model, revision: str | None = None) -> str:
     """A model's name in signatures: Hub ``repo@<commit12>`` (the commit found in the local HF
     cache; the revision asked for, or ``unresolved``, when it is not there), a local folder's
@@ -197,16 +117,6 @@ def model_signature(model, revision: str | None = None) -> str:
         return folder_signature(path)
     commit = _cached_commit(str(model), revision)
     return f"{model}@{(commit or revision or 'unresolved')[:12]}"
-
-
-def _weights_fingerprint(model) -> str:
-    """Content hash of a loaded model's parameters and module configuration."""
-    h = hashlib.sha256(repr(model).encode())
-    h.update(str(getattr(model, "max_seq_length", None)).encode())
-    for name, tensor in model.state_dict().items():
-        h.update(name.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()
 
 
 def offline_minilm() -> str | None:
@@ -278,17 +188,7 @@ class _Store:
                     con.close()
 
     def _move_aside(self, error) -> None:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.time_ns()}-{os.getpid()}")
-        for part in (self.path, *self.path.parent.glob(self.path.name + "-*")):  # -journal, -wal
-            try:
-                os.replace(part, aside.with_name(aside.name + part.name[len(self.path.name) :]))
-            except FileNotFoundError:
-                pass  # another process moved it first
-        warnings.warn(
-            f"embedding cache {self.path} is corrupt ({error}); moved it to {aside.name} and "
-            "started a new one (delete the old file when you no longer need it)",
-            stacklevel=4,
-        )
+        move_aside(self.path, error, "embedding cache", stacklevel=5)
 
     def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
         def read(con):

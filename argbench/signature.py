@@ -51,11 +51,13 @@ def _unescape(text: str) -> str:
 
 
 def _identity(value: str | None) -> str | None:
-    """What makes a field value the same: a folder model's hash without its folder name."""
+    """What makes a field value the same: a model's content hash without its name (a model
+    folder's ``@folder-sha256:``, a weights file's ``@sha256:``; see :mod:`argbench.models`)."""
     if value is not None:
-        name, at, rest = value.rpartition("@folder-sha256:")
-        if at and name:
-            return at[1:] + rest
+        for marker in ("@folder-sha256:", "@sha256:"):
+            name, at, rest = value.rpartition(marker)
+            if at and name:
+                return at[1:] + rest
     return value
 
 
@@ -124,8 +126,8 @@ class Signature:
     def differences(self, other: Signature) -> list[tuple[str, str | None, str | None]]:
         """(field, this value, other value) for every field that differs (``name`` and ``v``
         included); None where a field is absent from one side. A local model folder's
-        ``<folder name>@folder-sha256:<hex>`` counts by its hash: the same files under another
-        folder name are the same model."""
+        ``<folder name>@folder-sha256:<hex>`` and a weights file's ``<stem>@sha256:<hex>``
+        count by the hash: the same files under another name are the same model."""
         out = []
         if self.name != other.name:
             out.append(("name", self.name, other.name))

@@ -2,7 +2,9 @@
 
 ``responder(request_json, call_number)`` returns ``(status, body, delay_seconds, headers)``;
 ``body`` is a reply string (wrapped as a chat completion), a dict (sent as JSON) or bytes;
-``headers`` may replace the Content-Type. ``MODES`` holds the hostile endpoints the tests and
+``headers`` may replace the Content-Type. The identity probe argbench sends before a run
+(:data:`argbench.llm.identity.PROBE_PROMPT`) is answered with a fixed reply and kept apart in
+``probes``, so ``requests`` holds the judgments alone. ``MODES`` holds the hostile endpoints the tests and
 a manual run use: ``python tests/openai_stub.py MODE [PORT]`` serves one until Ctrl-C.
 """
 
@@ -35,6 +37,8 @@ class StubServer:
     def __init__(self, responder, port: int = 0):
         self.responder = responder
         self.requests: list[dict] = []
+        self.probes: list[dict] = []
+        self.probe_reply = "stub probe reply"  # what the model answers the identity probe
         self._lock = threading.Lock()
         stub = self
 
@@ -45,6 +49,10 @@ class StubServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 payload = json.loads(self.rfile.read(length) or b"{}")
+                if _is_probe(payload):
+                    stub.probes.append(payload)
+                    self._send(200, completion(stub.probe_reply), None)
+                    return
                 with stub._lock:
                     stub.requests.append(payload)
                     number = len(stub.requests)
@@ -53,6 +61,9 @@ class StubServer:
                     time.sleep(delay)
                 if isinstance(body, str) or body is None:
                     body = completion(body)
+                self._send(status, body, headers)
+
+            def _send(self, status, body, headers):
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     headers = {"Content-Type": "application/json", **(headers or {})}
@@ -80,6 +91,12 @@ class StubServer:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+
+def _is_probe(request: dict) -> bool:
+    from argbench.llm.identity import PROBE_PROMPT
+
+    return any(m.get("content") == PROBE_PROMPT for m in request.get("messages") or [])
 
 
 def user_prompt(request: dict) -> str:

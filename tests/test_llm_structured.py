@@ -43,8 +43,8 @@ def test_structured_mode_is_checked():
 
 
 def test_signature_names_structured_mode_and_served_weights():
-    plain = dict(ChatEndpoint("m", api_key="k").signature_fields("p"))
-    assert "structured" not in plain and plain["llm"] == "m"
+    plain = dict(ChatEndpoint("m", api_key="k", model_id="m-v1").signature_fields("p"))
+    assert "structured" not in plain and plain["llm"] == "m@id:m-v1"
     served = ChatEndpoint("m", api_key="k", structured="grammar", weights_sha256="ab" * 32)
     fields = dict(served.signature_fields("p"))
     assert fields["structured"] == "grammar" and fields["llm"] == "m@sha256:" + "ab" * 6

@@ -257,25 +257,34 @@ def test_signatures_are_the_same_in_a_fresh_process(minilm, tmp_path):
 
 
 def test_llm_judge_fields():
-    endpoint = ChatEndpoint("judge-a", api_key="k")
+    endpoint = ChatEndpoint("judge-a", api_key="k", model_id="v1")
     assert endpoint.signature_fields("P {x}") == [
-        ("llm", "judge-a"),
+        ("llm", "judge-a@id:v1"),
         ("prompt", short_hash("P {x}")),
         ("temp", 0.0),
     ]
     base = Signature("m", endpoint.signature_fields("P {x}")).render()
     for other, field in (
-        (ChatEndpoint("judge-b", api_key="k").signature_fields("P {x}"), "llm"),
+        (ChatEndpoint("judge-b", api_key="k", model_id="v1").signature_fields("P {x}"), "llm"),
         (endpoint.signature_fields("Q {x}"), "prompt"),
         (endpoint.signature_fields("P {x}", system="be strict"), "prompt"),
-        (ChatEndpoint("judge-a", api_key="k", temperature=0.7).signature_fields("P {x}"), "temp"),
         (
-            ChatEndpoint("judge-a", api_key="k", max_tokens=5).signature_fields("P {x}"),
+            ChatEndpoint("judge-a", api_key="k", model_id="v1", temperature=0.7).signature_fields(
+                "P {x}"
+            ),
+            "temp",
+        ),
+        (
+            ChatEndpoint("judge-a", api_key="k", model_id="v1", max_tokens=5).signature_fields(
+                "P {x}"
+            ),
             "max_tokens",
         ),
     ):
         assert changed(base, Signature("m", other).render()) == {field}
-    assert ChatEndpoint("j", api_key="k", temperature=0).signature_fields("P")[2] == ("temp", 0.0)
+    assert ChatEndpoint("j", api_key="k", model_id="v1", temperature=0).signature_fields("P")[
+        2
+    ] == ("temp", 0.0)
 
 
 def test_llm_judges_put_their_fields_in_the_metric_signature():
@@ -292,10 +301,12 @@ def test_llm_judges_put_their_fields_in_the_metric_signature():
             llm=llm,
             prompt_template="{argument} => {excerpt}?",
         )["signature"]
-    assert fields(cq) == {
+    named = fields(cq)
+    # the model is named by what identifies it: here the stub's probe reply
+    assert named.pop("llm").startswith("stub-model@fp:")
+    assert named == {
         "name": "cq_reference_match",
         "matcher": "llm",
-        "llm": "stub-model",
         "prompt": short_hash(CQ_PROMPT),
         "temp": "0.0",
         "max_q": "3",

@@ -31,16 +31,16 @@ def _cmd_reproduce(args) -> int:
 
     if args.judge and args.judge.startswith("gguf:"):
         from argbench.llm import SMALL_TEST_JUDGE_NOTE, packaged_gguf, serve_gguf
+        from argbench.models import file_sha256
 
         weights = Path(args.judge[len("gguf:") :])
-        try:
-            packaged = Path(packaged_gguf()).resolve()
-        except FileNotFoundError:
-            packaged = None
-        note = SMALL_TEST_JUDGE_NOTE if weights.resolve() == packaged else ""
         # argbench serves the weights: the judge is named by their sha256, not by a name
         with serve_gguf(weights) as endpoint:
-            sections = run(endpoint, note)
+            try:  # SmolLM2 under any file name is SmolLM2: compared by content
+                small = endpoint.weights_sha256 == file_sha256(packaged_gguf())
+            except FileNotFoundError:
+                small = False
+            sections = run(endpoint, SMALL_TEST_JUDGE_NOTE if small else "")
     else:
         sections = run(args.judge)
     print()

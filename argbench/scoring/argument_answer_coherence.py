@@ -193,6 +193,7 @@ def argument_answer_coherence(
             system=SYSTEM_PROMPT,
             choices=["0", "1"],
             keep_going=on_failure == "incomplete",
+            accept=lambda _, reply: _parse_reply(reply) is not None,  # only answers are cached
         )
         decisions = [_parse_reply(r) for r in replies]
         fields = [("judge", "llm"), *endpoint.signature_fields(template.text, SYSTEM_PROMPT)]

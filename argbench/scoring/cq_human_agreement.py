@@ -21,6 +21,7 @@ from argbench.scoring.cq_reference_match import (
     LABELS,
     NAE,
     _label_name,
+    check_threshold,
     cq_reference_match,
     threshold_field,
 )
@@ -100,6 +101,13 @@ def cq_human_agreement(
     matcher without threshold), ``signature`` (the matcher's, threshold left out) and
     ``labels`` (the metric's label per question at each threshold)."""
     _check_nested(questions, human_labels, references)
+    if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
+        raise TypeError(f"thresholds must be a sequence of cosines, got {thresholds!r}")
+    thresholds = list(thresholds)
+    if matcher == "sts" and not thresholds:
+        raise ValueError("thresholds is empty: give at least one cosine, e.g. (0.65,)")
+    for i, threshold in enumerate(thresholds):
+        check_threshold(threshold, f"thresholds[{i}]")
     kept = [i for i, qs in enumerate(questions) if len(qs)]
     if not kept:
         raise ValueError("no questions to compare")

@@ -62,6 +62,18 @@ Similar reference not found.
 Do not explain your answer."""
 
 
+def check_threshold(threshold, where: str = "threshold") -> None:
+    """The one check of an STS threshold (the metric and the agreement study share it): a
+    finite cosine in [-1, 1], so ``65`` (a percentage), NaN or ``-5`` never score silently."""
+    if isinstance(threshold, (bool, np.bool_)) or not (
+        isinstance(threshold, (int, float, np.integer, np.floating)) and -1 <= threshold <= 1
+    ):
+        raise ValueError(
+            f"{where} must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
+            "not a percentage)"
+        )
+
+
 def threshold_field(threshold: float) -> str:
     """The ``thr`` value of the signature: the comparison and the threshold (``>0.65``)."""
     return f">{float(threshold)!r}"
@@ -179,7 +191,12 @@ def _llm_match(predictions, references, endpoint, template, keep_going=False):
             prompts.append(template.fill(references=listing, question=question))
             where.append((i, j))
             choices.append([str(k) for k in range(len(refs))] + [NOT_FOUND])
-    replies = endpoint.complete(prompts, choices=choices, keep_going=keep_going)
+    n_refs = [len(references[i]) for i, _ in where]
+
+    def accept(k, reply):  # only answers are cached: an unparseable reply is asked again
+        return _parse_reply(reply, n_refs[k])[0] != ISSUE
+
+    replies = endpoint.complete(prompts, choices=choices, keep_going=keep_going, accept=accept)
     out = [None if qs is None else [None] * len(qs) for qs in predictions]
     for (i, j), reply in zip(where, replies, strict=True):
         out[i][j] = _parse_reply(reply, len(references[i]))
@@ -256,13 +273,7 @@ def cq_reference_match(
     from argbench.llm import check_on_failure, settle_judgments
 
     check_on_failure(on_failure)
-    if isinstance(threshold, bool) or not (
-        isinstance(threshold, (int, float)) and -1 <= threshold <= 1
-    ):
-        raise ValueError(
-            f"threshold must be a cosine in [-1, 1], got {threshold!r} (0.65 is the paper's; "
-            "not a percentage)"
-        )
+    check_threshold(threshold)
     if max_questions not in (None, "all") and (
         isinstance(max_questions, bool)
         or not isinstance(max_questions, int)
