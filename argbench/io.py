@@ -97,7 +97,9 @@ def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> V
     elif cut:
         what = f"not JSON: it ends inside a value ({error.msg}): the file was cut off (truncated)"
     else:
-        what = f"not JSON ({error.msg}, column {error.colno})" if line else f"not JSON ({error.msg})"
+        what = (
+            f"not JSON ({error.msg}, column {error.colno})" if line else f"not JSON ({error.msg})"
+        )
     return ValueError(f"{where}: {what}")
 
 

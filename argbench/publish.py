@@ -235,6 +235,21 @@ def check_credentials(api=None):
     return api
 
 
+def check_repo_id(repo_id: str) -> str:
+    """``ORG/NAME`` as the Hub accepts it (letters, digits, ``-``, ``_``, ``.``; no ``--`` or
+    ``..``; at most 96 characters), checked before any build or request: a name the Hub
+    refuses would otherwise fail after minutes of building."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise ValueError(f"repo id {repo_id!r}: expected ORG/NAME")
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as error:
+        raise ValueError(f"repo id {repo_id!r}: the Hub refuses this name ({error})") from None
+    return repo_id
+
+
 class PublishError(RuntimeError):
     """The Hub refused or failed a step; nothing was tagged, so the version is not published."""
 
@@ -304,11 +319,15 @@ def _step(what: str, call, plan: dict, timeout: float):
     raise error
 
 
-def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **create) -> dict:
-    """Create the repo, refuse an existing tag, upload the folder, tag the commit.
+def _upload(
+    plan: dict, repo_type: str, api, log, bump: str, timeout=None, replace=False, **create
+) -> dict:
+    """Create the repo, refuse an existing tag (and a dataset repo holding another corpus),
+    upload the folder, tag the commit, read the tag back.
 
     The tag is the last step and marks the version published: a run that fails before it
-    leaves no tag (at most an untagged commit), and running again completes it."""
+    leaves no tag (at most an untagged commit), and running again completes it. The tag is
+    published only once the Hub lists it at the commit just made, with the uploaded files."""
     if api is None:
         from huggingface_hub import HfApi
 
@@ -328,6 +347,11 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
     )
     if tag in {ref.name for ref in refs.tags}:
         raise RuntimeError(f"{repo_id} already has tag {tag}: that version is published. {bump}")
+    if repo_type == "dataset":
+        deleted = _check_same_corpus(plan, api, timeout, replace)
+        options = {"delete_patterns": deleted}
+    else:
+        options = {"ignore_patterns": list(_NOT_UPLOADED)}
     log(f"uploading {len(plan['files'])} files to {repo_id}")
     commit = _step(
         "upload",
@@ -336,11 +360,7 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
             repo_type=repo_type,
             folder_path=plan["folder"],
             commit_message=f"argbench: {plan['name']} {tag}",
-            **(
-                {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
-                if repo_type == "dataset"
-                else {"ignore_patterns": list(_NOT_UPLOADED)}
-            ),
+            **options,
         ),
         plan,
         timeout,
@@ -357,9 +377,75 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
         plan,
         timeout,
     )
-    log(f"tagged {tag} at {commit.oid}")
+    _read_back(plan, repo_type, api, commit.oid, timeout)
+    log(f"tagged {tag} at {commit.oid} (read back from the Hub)")
     plan["commit"] = commit.oid
     return plan
+
+
+def _read_back(plan: dict, repo_type: str, api, oid: str, timeout: float) -> None:
+    """The tag exists and points at ``oid``, and the files at the tag are the build's: only
+    then is the version published (a Hub that answered 200 to the tag request but made no
+    tag left a version that 404s)."""
+    repo_id, tag = plan["repo_id"], plan["tag"]
+    refs = _step(
+        "read the tag back", lambda: api.list_repo_refs(repo_id, repo_type=repo_type), plan, timeout
+    )
+    found = {ref.name: getattr(ref, "target_commit", None) for ref in refs.tags}
+    if tag not in found or found[tag] != oid:
+        got = "no such tag" if tag not in found else f"it points at {found[tag]}"
+        raise PublishError(
+            f"{repo_id}: the Hub accepted the tag request for {tag} but, read back, {got} (the "
+            f"commit uploaded is {oid}); {tag} is not published. Check the repo on the Hub, "
+            "then run the same command again"
+        )
+    files = set(
+        _step(
+            "read the files back",
+            lambda: api.list_repo_files(repo_id, repo_type=repo_type, revision=tag),
+            plan,
+            timeout,
+        )
+    )
+    lost = sorted({f["path"] for f in plan["files"]} - files)
+    if repo_type == "space":  # bytecode and caches are not uploaded
+        lost = [p for p in lost if not p.endswith(".pyc") and "__pycache__" not in p]
+    if lost:
+        raise PublishError(
+            f"{repo_id}: at tag {tag} the Hub lacks {len(lost)} of the uploaded files "
+            f"({', '.join(lost[:5])}); {tag} is not published as built"
+        )
+
+
+# files argbench writes into a corpus repo: a build that lacks one deletes it (an older build's
+# shards, an eval.yaml of a version that had one)
+_CORPUS_FILES = ["data/**", "eval.yaml", "README.md"]
+
+
+def _check_same_corpus(plan: dict, api, timeout: float, replace: bool) -> list[str]:
+    """The delete patterns of the upload: the repo holds nothing, or this corpus (its card's
+    ``pretty_name``); another corpus is refused unless ``replace`` (then every file not in
+    this build is deleted, so nothing of the other corpus stays)."""
+    repo_id = plan["repo_id"]
+    info = _step(
+        "read the repo", lambda: api.dataset_info(repo_id, files_metadata=False), plan, timeout
+    )
+    present = [s.rfilename for s in (getattr(info, "siblings", None) or [])]
+    present = [p for p in present if p != ".gitattributes"]
+    card = getattr(info, "card_data", None) or getattr(info, "cardData", None) or {}
+    card = card.to_dict() if hasattr(card, "to_dict") else dict(card)
+    theirs, ours = card.get("pretty_name"), plan["card_metadata"].get("pretty_name")
+    if not present or (theirs is not None and theirs == ours):
+        return list(_CORPUS_FILES)
+    if replace:
+        return ["*", "**"]  # everything but this build (.gitattributes is kept by the client)
+    held = f"corpus {theirs!r}" if theirs else f"{len(present)} files that are not {ours!r}"
+    raise PublishError(
+        f"{repo_id} already holds {held} ({', '.join(present[:4])}{', ...' if len(present) > 4 else ''}); "
+        f"publishing {ours!r} there would mix two corpora (its eval.yaml and data would stay). "
+        "Publish to another repo, or pass --replace-other-corpus to delete every file that is "
+        "not part of this build. Nothing was uploaded"
+    )
 
 
 def publish(
@@ -374,6 +460,7 @@ def publish(
     api=None,
     log=None,
     timeout: float | None = None,
+    replace_other_corpus: bool = False,
 ) -> dict:
     """Build dataset ``name``, upload it to dataset repo ``repo_id``, tag ``v<version>``.
 
@@ -382,11 +469,14 @@ def publish(
     ``dry_run`` returns the plan (files, card metadata, tag) without touching the network.
     ``timeout``: seconds each Hub step may take (default ``$ARGBENCH_HUB_TIMEOUT`` or 1800);
     a failed step raises :class:`PublishError` and leaves the version untagged.
+    A repo holding another corpus is refused unless ``replace_other_corpus`` (every file that
+    is not part of this build is then deleted).
     """
     from argbench.layout import build
     from argbench.loaders import builder_class
 
     log = log or (lambda message: None)
+    check_repo_id(repo_id)  # before the build
     cls = builder_class(name)
     if not dry_run:
         api = check_credentials(api)  # before the build: fail in seconds, not after it
@@ -397,7 +487,7 @@ def publish(
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
             bump = f"Bump {cls.__name__}.VERSION to publish changed data."
-            _upload(plan, "dataset", api, log, bump, timeout)
+            _upload(plan, "dataset", api, log, bump, timeout, replace_other_corpus)
     if out_dir is None:
         plan["folder"] = plan["card"] = None
     return plan
@@ -433,6 +523,7 @@ def publish_metric(
     after the metric. ``dry_run`` returns the plan without touching the network.
     """
     log = log or (lambda message: None)
+    check_repo_id(repo_id)
     module = check_space_name(name, repo_id)
     if not dry_run:
         api = check_credentials(api)  # before anything else: fail in seconds

@@ -153,7 +153,11 @@ def harness_env(tmp_path_factory, minilm):
         INSPECT_LOG_DIR=str(tmp / "inspect-logs"),
         PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     )
-    return {"env": env, "tmp": tmp, "model": build_tiny_lm(tmp / "tiny", positions=2048)}
+    return {
+        "env": env,
+        "tmp": tmp,
+        "model": build_tiny_lm(tmp / "tiny", positions=2048, never_blank=True),
+    }
 
 
 def run(args, env, timeout=600, ok=True):
@@ -226,14 +230,17 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
 
 
 def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
-    """The same task in a real inspect process (hf provider, tiny model): a results file
-    that argbench compare pairs with lm-eval's (same items, same signature)."""
+    """The same task in a real inspect process (hf provider, tiny model): a results file on
+    the same items as lm-eval's, but not the same measurement: inspect's hf provider formats
+    the prompt as a chat message ("user: ..."), lm-eval sends it raw, and the signatures say
+    so (``input``); compare refuses them unless forced."""
     env, tmp = harness_env["env"], harness_env["tmp"]
     logs = tmp / "inspect-hf"
     run(
         [
             str(BIN / "inspect"), "eval", "argbench/cqs_gen", "argbench/claimdiff_s",
             "--model", "hf/local", "-M", f"model_path={harness_env['model']}",
+            "-M", "do_sample=False",  # the tasks are greedy (temperature 0)
             "--limit", "3", "--max-tokens", "12", "--log-dir", str(logs), "--display", "plain",
         ],
         env,
@@ -241,17 +248,22 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     results = import_into(env, tmp, logs)
     cq = next(d for d in results.values() if d["metric"] == "cq_reference_match")
     assert cq["harness"]["name"] == "inspect-ai" and cq["item_ids"] == CQ_IDS[:3]
-    assert any(d["metric"] == "claim_relation" for d in results.values())
+    assert "|input:messages:hf|decode:greedy|max_tok:12|" in cq["signature"]
+    relation = next(d for d in results.values() if d["metric"] == "claim_relation")
+    assert "|method:first-token-top20-approx|" in relation["signature"]
     mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
-    comparison = compare_results([mine, cq])
-    assert comparison["n_items"] == 3 and not comparison["forced"]
+    assert "|input:raw|decode:greedy|max_tok:12|" in mine["signature"]
+    with pytest.raises(ValueError, match="not the same measurement: .*input"):
+        compare_results([mine, cq])
+    comparison = compare_results([mine, cq], force=True)
+    assert comparison["n_items"] == 3 and any("input" in f for f in comparison["forced"])
     other_prompt = {**cq, "task": {**cq["task"], "prompt": "00000000"}}
     with pytest.raises(ValueError, match="not the same measurement: .*task"):
-        compare_results([mine, other_prompt])
+        compare_results([cq, other_prompt])
     path_a, path_b = tmp / "a.json", tmp / "b.json"
     path_a.write_text(json.dumps(mine))
     path_b.write_text(json.dumps(cq))
-    shown = run([str(BIN / "argbench"), "compare", str(path_a), str(path_b)], env)
+    shown = run([str(BIN / "argbench"), "compare", str(path_a), str(path_b), "--force"], env)
     assert "3 items" in shown.stdout
 
 

@@ -166,9 +166,10 @@ def lm_eval_fields(name: str, run: dict, task_config: dict) -> list[tuple[str, s
         sha = run.get("chat_template_sha") or hashlib.sha256(template.encode()).hexdigest()
         shape = f"chat_template:{sha[:8]}"
     if run.get("system_instruction"):
-        sha = run.get("system_instruction_sha") or hashlib.sha256(
-            run["system_instruction"].encode()
-        ).hexdigest()
+        sha = (
+            run.get("system_instruction_sha")
+            or hashlib.sha256(run["system_instruction"].encode()).hexdigest()
+        )
         shape += f"+system:{sha[:8]}"
     fields = [("input", shape)]
     if tasks.task(name).dataset == "claimdiff":

@@ -268,7 +268,7 @@ def save(items, out) -> list[tuple[Path, dict, bool]]:
             continue  # the same run given twice
         if target in planned:
             raise FileExistsError(
-                    f"{target}: two different results of this import have the same name (one "
+                f"{target}: two different results of this import have the same name (one "
                 "run id for two runs?); nothing was written"
             )
         planned[target] = doc
