@@ -245,12 +245,16 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
         ],
         env,
     )  # fmt: skip
-    results = import_into(env, tmp, logs)
-    cq = next(d for d in results.values() if d["metric"] == "cq_reference_match")
+    (cq_log,) = logs.glob("*cqs-gen*.eval")
+    (cq,) = import_into(env, tmp, cq_log).values()
     assert cq["harness"]["name"] == "inspect-ai" and cq["item_ids"] == CQ_IDS[:3]
     assert "|input:messages:hf|decode:greedy|max_tok:12|" in cq["signature"]
-    relation = next(d for d in results.values() if d["metric"] == "claim_relation")
-    assert "|method:first-token-top20-approx|" in relation["signature"]
+    # the random tiny model has neither yes nor no among its top 20 first tokens: every
+    # score is the floor's 0.5, a run without information, refused (it was imported)
+    (relation_log,) = logs.glob("*claimdiff-s*.eval")
+    argv = [str(BIN / "argbench"), "import-harness", str(relation_log), "--out", str(tmp / "r")]
+    refused = run(argv, env, ok=False)
+    assert refused.returncode == 1 and "(all tied)" in refused.stderr
     mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
     assert "|input:raw|decode:greedy|max_tok:12|" in mine["signature"]
     with pytest.raises(ValueError, match="not the same measurement: .*input"):
@@ -308,14 +312,18 @@ def test_openai_compatible_hostile_lm_eval_and_limit_compare(lm_eval_run, harnes
     assert all(0.0 <= s <= 1.0 for s in result["per_item"]["score"])
     cam = next(d for d in results.values() if d["metric"] == "argument_relevance")
     assert cam["result"]["n_unparsed"] >= 0 and cam["n_items"] == 3
+    # the hf --limit run: other items, and another measurement (a raw prompt, 12 tokens; a
+    # full run against a limit run of one setting: tests/test_hostile_harness.py)
     limited = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
-    with pytest.raises(ValueError, match="different items"):
+    with pytest.raises(ValueError, match=r"not the same measurement: .*input.*max_tok"):
         compare_results([limited, cq])
+    with pytest.raises(ValueError, match="different items"):
+        compare_results([limited, {**cq, "signature": limited["signature"]}])
     full, part = tmp / "full.json", tmp / "limit.json"
     full.write_text(json.dumps(cq))
     part.write_text(json.dumps(limited))
     refused = run([str(BIN / "argbench"), "compare", str(full), str(part)], env, ok=False)
-    assert refused.returncode == 2 and "different items" in refused.stderr  # EXIT_CODES: 2
+    assert refused.returncode == 2 and "not the same measurement" in refused.stderr  # EXIT_CODES
 
 
 REPLIES = [

@@ -115,18 +115,20 @@ def test_refuse_degenerate_leaves_a_single_item_alone():
 
 
 def test_two_runs_of_one_model_in_one_folder_give_two_files(data, tmp_path, capsys):
-    """Old: a --limit 4 run after a full run imported to the same file: one was lost.
-    New: each file is named after its run (lm-eval's results timestamp)."""
+    """Old: a --limit 2 run after a full run imported to the same file: one was lost.
+    New: each file is named after its run (lm-eval's results timestamp); both are kept, and
+    compare refuses to pair them (other items), exit 2."""
     root = tmp_path / "runs"
-    full = len(tasks.documents("claimdiff_s"))
-    lm_eval_folder(root, "claimdiff_s", varied(full), stamp="2026-01-01T10-00-00.000001")
-    lm_eval_folder(root, "claimdiff_s", varied(4), stamp="2026-01-01T11-00-00.000001", limit=4)
+    texts = ["Why?", "Is it so?", "How?", "Who?"]
+    lm_eval_folder(root, "cqs_gen", texts, stamp="2026-01-01T10-00-00.000001")
+    lm_eval_folder(root, "cqs_gen", texts[:2], stamp="2026-01-01T11-00-00.000001", limit=2)
     code, out, err = import_cli(capsys, root, out=tmp_path / "out")
     assert code == 0, err
     files = sorted((tmp_path / "out").glob("*.results.json"))
     assert len(files) == 2
-    sizes = sorted(read_results(f)["n_items"] for f in files)
-    assert sizes[0] < sizes[1]
+    assert sorted(read_results(f)["n_items"] for f in files) == [2, 4]
+    assert main(["compare", *map(str, files)]) == 2
+    assert "different items" in capsys.readouterr().err
 
 
 def test_org_slash_a_and_org_underscore_a_do_not_collide(data, tmp_path, capsys):
@@ -322,3 +324,49 @@ def test_inspect_generation_is_greedy(data, tmp_path):
     (log,) = (tmp_path / "logs").glob("*.eval")
     ((_, _, doc),) = import_harness(log)
     assert "|input:messages|decode:greedy|max_tok:256|" in doc["signature"]
+
+
+def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, capsys):
+    """The route docs/harness.md used to recommend, for real: lm-eval's local-completions
+    against llama-cpp-python's server with the packaged SmolLM2 GGUF. The server omits the
+    answer token's log-probability with echo + logprobs, so every log-likelihood lm-eval logs
+    is 0. Old: AUROC 0.5000 / F1 0.6316 imported as valid. New: exit 1, naming the cause.
+    Control: inspect's ClaimDiff against the same server imports (first-token method).
+
+    lm-eval needs a Hugging Face tokenizer for token-level requests and SmolLM2's is not
+    installed offline: the tiny test tokenizer's ids (all below 300, valid SmolLM2 ids) make
+    the prompts; what the server does with an echoed prompt does not depend on which ids."""
+    from argbench.llm import packaged_gguf, serve_gguf
+
+    env = data["env"]
+    with serve_gguf(packaged_gguf(), log_file=tmp_path / "server.log") as endpoint:
+        base = endpoint.base_url
+        run(
+            [
+                str(BIN / "lm_eval"), "--model", "local-completions",
+                "--model_args", f"base_url={base}/completions,model={endpoint.model},"
+                f"tokenizer_backend=huggingface,tokenizer={data['model']},max_retries=1",
+                "--tasks", "argbench_claimdiff_s", "--limit", "6",
+                "--include_path", str(lm_eval_path()), "--log_samples",
+                "--output_path", str(tmp_path / "lm-eval"),
+            ],
+            {**env, "OPENAI_API_KEY": "x"},
+        )  # fmt: skip
+        run(
+            [
+                str(BIN / "inspect"), "eval", "argbench/claimdiff_s",
+                "--model", f"openai-api/llama/{endpoint.model}", "--limit", "6",
+                "--log-dir", str(tmp_path / "inspect"), "--display", "plain",
+            ],
+            {**env, "LLAMA_API_KEY": "x", "LLAMA_BASE_URL": base},
+        )  # fmt: skip
+    samples = next((tmp_path / "lm-eval").rglob("samples_*.jsonl")).read_text().splitlines()
+    logged = [float(r[0][0]) for line in samples for r in json.loads(line)["resps"]]
+    assert logged and set(logged) == {0.0}  # what the server gives: the case is real
+    code, out, err = import_cli(capsys, tmp_path / "lm-eval", out=tmp_path / "out")
+    assert code == 1 and "every log-likelihood the harness logged is 0" in err
+    assert not list((tmp_path / "out").glob("*.json"))
+    code, out, err = import_cli(capsys, tmp_path / "inspect", out=tmp_path / "out")
+    assert code == 0, err
+    (path,) = (tmp_path / "out").glob("*.results.json")
+    assert "|method:first-token-top20-approx|" in read_results(path)["signature"]

@@ -13,7 +13,11 @@ identity), plus the model and generation settings the harness reports. Then
 argbench compare A.results.json B.results.json compares two models.
 
 PATH: an lm-eval --output_path folder (run with --log_samples), an inspect-ai log file, or a
-folder of inspect logs. A run that did not finish is refused.
+folder of inspect logs. A run that did not finish is refused (exit 1), and so is a run whose
+outputs carry no information (every log-likelihood 0, every score tied, every generation
+empty). The signature records what shaped the outputs (chat template, decoding, the ClaimDiff
+method). Files are named after the model and the harness run's own id; an existing file is
+never overwritten (the same run imported again is left as it is).
 """
 
 
@@ -32,7 +36,9 @@ def add_commands(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     convert.add_argument("paths", nargs="+", metavar="PATH")
-    convert.add_argument("--out", required=True, help="folder for the results files")
+    convert.add_argument(
+        "--out", required=True, help="folder for the results files (checked before any work)"
+    )
     convert.set_defaults(run=_cmd_import)
 
 
