@@ -89,8 +89,8 @@ def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> V
     where = f"{path}, line {line if line is not None else error.lineno}"
     if line is None:
         where += f", column {error.colno}"
-    cut = error.pos >= len(error.doc.rstrip()) and error.msg.startswith(
-        ("Expecting", "Unterminated")
+    cut = error.msg.startswith("Unterminated string") or (
+        error.pos >= len(error.doc.rstrip()) and error.msg.startswith("Expecting")
     )
     if error.msg.startswith("Unexpected UTF-8 BOM"):
         what = "not JSON: a byte-order mark (U+FEFF) starts it (UTF-8 files joined together?)"

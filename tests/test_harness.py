@@ -428,14 +428,16 @@ def test_scoring_refuses_another_split(harness_env, monkeypatch):
 
 def completions_with_logprobs(request, number):
     """A strict stand-in for a completions server scoring prompts (``echo``, ``logprobs``):
-    each token's log-probability is a fixed function of its id, so the scores are known."""
+    each token's log-probability is a fixed function of its id and the prompt's length, so the
+    scores are known and differ between pairs (a function of the id alone gave every pair the
+    same score: a run import-harness now refuses as degenerate)."""
     assert request.get("echo") is True and request.get("max_tokens") == 1, request
     prompts = request["prompt"]
     prompts = [prompts] if prompts and isinstance(prompts[0], int) else prompts
     choices = []
     for index, tokens in enumerate(prompts):
         assert tokens and all(isinstance(t, int) for t in tokens), tokens
-        lps = [-0.5 - (t % 7) for t in tokens]
+        lps = [-0.5 - ((t + len(tokens)) % 7) for t in tokens]
         choices.append(
             {
                 "index": index,

@@ -333,9 +333,12 @@ def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, c
     is 0. Old: AUROC 0.5000 / F1 0.6316 imported as valid. New: exit 1, naming the cause.
     Control: inspect's ClaimDiff against the same server imports (first-token method).
 
-    lm-eval needs a Hugging Face tokenizer for token-level requests and SmolLM2's is not
-    installed offline: the tiny test tokenizer's ids (all below 300, valid SmolLM2 ids) make
-    the prompts; what the server does with an echoed prompt does not depend on which ids."""
+    The mechanism, seen on this server: with ``echo`` the reply's tokens end at the prompt's
+    last token (no generated token follows), while lm-eval drops the last token as the
+    generated one (``token_logprobs[ctxlen:-1]``): the answer's tokens are cut off and their
+    sum is 0. lm-eval counts the context's tokens with a local Hugging Face tokenizer and
+    SmolLM2's is not installed offline, so the tiny test tokenizer counts them here; the slice
+    is empty whichever tokenizer counts, so the case is the same."""
     from argbench.llm import packaged_gguf, serve_gguf
 
     env = data["env"]
@@ -345,7 +348,8 @@ def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, c
             [
                 str(BIN / "lm_eval"), "--model", "local-completions",
                 "--model_args", f"base_url={base}/completions,model={endpoint.model},"
-                f"tokenizer_backend=huggingface,tokenizer={data['model']},max_retries=1",
+                f"tokenizer_backend=huggingface,tokenizer={data['model']},"
+                "tokenized_requests=False,max_retries=1",  # the server takes text prompts only
                 "--tasks", "argbench_claimdiff_s", "--limit", "6",
                 "--include_path", str(lm_eval_path()), "--log_samples",
                 "--output_path", str(tmp_path / "lm-eval"),

@@ -90,7 +90,11 @@ def _lm_eval_run(results_file: Path, command) -> list:
             continue
         short = name.removeprefix(PREFIX)
         where = f"{results_file}, configs.{name}"
-        tasks.task(short)  # an unknown argbench task is named, not a KeyError
+        if short not in tasks.TASKS:
+            raise ValueError(
+                f"{where}: unknown argbench harness task {short!r} (tasks: "
+                f"{', '.join(tasks.TASKS)}); a run of another argbench version?"
+            )
         task_config = _field(configs[name], dict, where, "the task's config")
         metrics = task_config.get("metric_list")
         if not isinstance(metrics, list) or not metrics or not isinstance(metrics[0], dict):
