@@ -89,8 +89,9 @@ def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> V
     where = f"{path}, line {line if line is not None else error.lineno}"
     if line is None:
         where += f", column {error.colno}"
+    # cut off: the error is at the very end (at most a cut number's "." or "-" left over)
     cut = error.msg.startswith("Unterminated string") or (
-        error.pos >= len(error.doc.rstrip()) and error.msg.startswith("Expecting")
+        error.msg.startswith("Expecting") and len(error.doc[error.pos :].strip()) <= 1
     )
     if error.msg.startswith("Unexpected UTF-8 BOM"):
         what = "not JSON: a byte-order mark (U+FEFF) starts it (UTF-8 files joined together?)"
