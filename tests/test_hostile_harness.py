@@ -374,3 +374,22 @@ def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, c
     assert code == 0, err
     (path,) = (tmp_path / "out").glob("*.results.json")
     assert "|method:first-token-top20-approx|" in read_results(path)["signature"]
+
+
+def test_a_judge_that_does_not_answer_stops_cam_before_generating(monkeypatch):
+    """CAM with ``ARGBENCH_LLM_MODEL`` set is scored with a judge (AAC): a judge nobody serves
+    stops the run in the dataset hook, before the first generation (it failed after every
+    answer). Control: a judge server that answers (the loopback stub)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("ARGBENCH_LLM_MODEL", "judge")
+    monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "x")
+    monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(RuntimeError, match="the judge 'judge' at .* does not answer"):
+        checks._reach_judge("cam_answers")
+    with StubServer(lambda request, number: (200, "1", 0, None)) as server:
+        monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
+        checks._reach_judge("cam_answers")  # the stub answers GET /models with 404: it is there
