@@ -150,6 +150,9 @@ def test_an_existing_file_is_never_overwritten(data, tmp_path, capsys):
     before = target.read_bytes()
     code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
     assert code == 0 and "already imported" in out and target.read_bytes() == before
+    (tmp_path / "link").symlink_to(folder)  # the same run given by another path
+    code, out, err = import_cli(capsys, tmp_path / "link", out=tmp_path / "out")
+    assert code == 0 and "already imported" in out and target.read_bytes() == before
     edited = json.loads(before)
     edited["result"]["auroc"] = 0.99
     target.write_text(json.dumps(edited))

@@ -305,6 +305,9 @@ def _same_content(old, new: dict) -> bool:
         return False
 
     def strip(doc):
-        return {k: v for k, v in doc.items() if k not in _VOLATILE}
+        kept = {k: v for k, v in doc.items() if k not in _VOLATILE}
+        if isinstance(kept.get("harness"), dict):  # the log's path as given (relative or not)
+            kept["harness"] = {k: v for k, v in kept["harness"].items() if k != "log"}
+        return kept
 
     return json.dumps(strip(old), sort_keys=True) == json.dumps(plain(strip(new)), sort_keys=True)
