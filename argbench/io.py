@@ -55,17 +55,24 @@ class OutputBusyError(FileExistsError):
 
 def read_text(path: Path) -> str:
     """The file as UTF-8 text (a leading byte-order mark is dropped); a byte that is not UTF-8
-    is an error naming the file, its offset and line."""
-    data = Path(path).read_bytes()
+    is an error naming the file, its line and offset, and what the file looks like instead
+    (UTF-16's byte-order mark, a binary file)."""
+    path = _existing_file(path)
+    data = path.read_bytes()
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            hint = "it is UTF-16 (byte-order mark); save it as UTF-8"
+        else:
+            hint = "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
         raise ValueError(
             f"{path}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
-            f"{line}); save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+            f"{line}, column {column}); {hint}"
         ) from None
 
 
@@ -78,13 +85,34 @@ def _existing_file(path) -> Path:
     return path
 
 
+def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> ValueError:
+    """A JSON syntax error naming the file, the line and column, and a cut-off file as such."""
+    where = f"{path}, line {line if line is not None else error.lineno}"
+    if line is None:
+        where += f", column {error.colno}"
+    # cut off: the error is at the very end (at most a cut number's "." or "-" left over)
+    cut = error.msg.startswith("Unterminated string") or (
+        error.msg.startswith("Expecting") and len(error.doc[error.pos :].strip()) <= 1
+    )
+    if error.msg.startswith("Unexpected UTF-8 BOM"):
+        what = "not JSON: a byte-order mark (U+FEFF) starts it (UTF-8 files joined together?)"
+    elif cut:
+        what = f"not JSON: it ends inside a value ({error.msg}): the file was cut off (truncated)"
+    else:
+        what = (
+            f"not JSON ({error.msg}, column {error.colno})" if line else f"not JSON ({error.msg})"
+        )
+    return ValueError(f"{where}: {what}")
+
+
 def read_json(path: Path):
     """The parsed JSON document of ``path``."""
-    path = _existing_file(path)
+    text = read_text(path)
     try:
-        return json.loads(read_text(path))
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not JSON ({error}); JSON Lines files end in .jsonl") from None
+        hint = "; JSON Lines files end in .jsonl" if error.msg.startswith("Extra data") else ""
+        raise ValueError(f"{_json_error(path, error)}{hint}") from None
 
 
 def read_jsonl(path: Path) -> list:
@@ -95,33 +123,42 @@ def read_jsonl(path: Path) -> list:
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as error:
-                raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
+                raise _json_error(path, error, number) from None
     return records
 
 
 def read_csv(path: Path) -> list[dict]:
     """One dict per row. A row with more or fewer cells than the header is an error naming
     its line (csv.DictReader would drop the extra cells or fill the missing ones with None)."""
-    with io.StringIO(read_text(path), newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, [])
-        seen = set()
-        for name in header:
-            if name in seen or not name.strip():
-                what = f"names {name!r} twice" if name in seen else "has an empty column name"
-                raise ValueError(f"{path}, line 1: the header {what}")
-            seen.add(name)
-        rows = []
-        for cells in reader:
-            if not cells:
-                continue  # a blank line
-            if len(cells) != len(header):
-                raise ValueError(
-                    f"{path}, line {reader.line_num}: {len(cells)} cells but the header has "
-                    f"{len(header)} ({', '.join(header)}); quote cells that hold commas"
-                )
-            rows.append(dict(zip(header, cells, strict=True)))
-        return rows
+    reader = None
+    try:
+        with io.StringIO(read_text(path), newline="") as handle:
+            reader = csv.reader(handle)
+            return _csv_rows(path, reader)
+    except csv.Error as error:  # a NUL byte, an unclosed quote in strict mode, a huge cell
+        line = reader.line_num if reader is not None else 1
+        raise ValueError(f"{path}, line {line}: not CSV ({error})") from None
+
+
+def _csv_rows(path, reader) -> list[dict]:
+    header = next(reader, [])
+    seen = set()
+    for name in header:
+        if name in seen or not name.strip():
+            what = f"names {name!r} twice" if name in seen else "has an empty column name"
+            raise ValueError(f"{path}, line 1: the header {what}")
+        seen.add(name)
+    rows = []
+    for cells in reader:
+        if not cells:
+            continue  # a blank line
+        if len(cells) != len(header):
+            raise ValueError(
+                f"{path}, line {reader.line_num}: {len(cells)} cells but the header has "
+                f"{len(header)} ({', '.join(header)}); quote cells that hold commas"
+            )
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
 
 
 def read_records(path, formats=("json", "jsonl", "csv")):

@@ -4,27 +4,22 @@ A dataset goes to a dataset repository, tagged ``v<dataset version>``; a metric 
 Gradio Space, tagged ``v<argbench version>``. A version is published once: when its tag
 exists, nothing is uploaded.
 
-A Space must work where argbench is not installed (``evaluate.load("org/name")`` only fetches
-``name.py`` and the files it imports relatively, and refuses a module whose top-level imports
-are missing; no package index has argbench). So the Space carries argbench itself:
-:func:`space_folder` adds ``_argbench_bundle.py`` (this argbench as a zip, put on ``sys.path``
-unless the same version is installed) and imports it first in the module, and its
-``requirements.txt`` lists argbench's own dependencies instead of argbench.
+A Space must work where argbench is not installed: :mod:`argbench.space_bundle` makes its
+folder. Nothing is said to be published before it is read back: the tag exists, points at the
+commit just made and holds the uploaded files; a dataset repo holding another corpus is
+refused (or cleaned on request), and the repo id is checked before any build.
 """
 
 from __future__ import annotations
 
-import ast
-import base64
-import io
-import re
 import tempfile
-import zipfile
 from pathlib import Path
 
 import argbench
 from argbench.errors import BadInput
-from argbench.metrics import metric_path
+from argbench.space_bundle import check_space_name, space_folder
+
+__all__ = ["PublishError", "check_repo_id", "check_space_name", "publish", "publish_metric"]
 
 # files of a metric folder that are not the Space's
 _NOT_UPLOADED = ("__pycache__/*", "*.pyc")
@@ -33,150 +28,6 @@ _NOT_UPLOADED = ("__pycache__/*", "*.pyc")
 def _files(folder: Path) -> list[dict]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     return [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size} for p in files]
-
-
-# the packages a bundle holds; files of other kinds (caches, bytecode) stay out
-_BUNDLED = ("argbench", "argbench.loaders", "argbench.metrics", "argbench.dataset_cards")
-_BUNDLED_SUFFIXES = (".py", ".json", ".yaml", ".md", ".txt")
-
-_BOOTSTRAP = '''"""argbench {version}, bundled: this Space works where argbench is not installed.
-
-Imported (relatively) by the metric module before its argbench imports; evaluate fetches this
-file with it. Unless argbench {version} is installed, the zip below is written beside this file
-and put first on sys.path. Made by argbench.publish.space_folder; do not edit.
-"""
-
-import base64
-import importlib.util
-import os
-import sys
-from pathlib import Path
-
-ARGBENCH_VERSION = "{version}"
-_ZIP = "{data}"
-
-
-def _installed_version():
-    if importlib.util.find_spec("argbench") is None:
-        return None
-    import argbench
-
-    return argbench.__version__
-
-
-if "argbench" in sys.modules and sys.modules["argbench"].__version__ != ARGBENCH_VERSION:
-    raise ImportError(
-        f"argbench {{sys.modules['argbench'].__version__}} is already imported; this Space is "
-        f"argbench {{ARGBENCH_VERSION}}: load it in a fresh process or install that version"
-    )
-if _installed_version() != ARGBENCH_VERSION:
-    _path = Path(__file__).with_name(f"argbench-{{ARGBENCH_VERSION}}.zip")
-    if not _path.is_file():
-        _tmp = _path.with_suffix(f".{{os.getpid()}}.tmp")
-        _tmp.write_bytes(base64.b64decode(_ZIP))
-        os.replace(_tmp, _path)
-    sys.modules.pop("argbench", None)
-    sys.path.insert(0, str(_path))
-'''
-
-
-def _bundle_zip() -> bytes:
-    """This argbench's packages as a zip (importable with zipimport: argbench is pure Python)."""
-    import importlib
-
-    buffer = io.BytesIO()
-    seen = set()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for package in _BUNDLED:
-            folder = Path(importlib.import_module(package).__file__).parent
-            prefix = package.replace(".", "/")
-            for path in sorted(folder.rglob("*")):
-                relative = path.relative_to(folder)
-                if (
-                    path.is_file()
-                    and path.suffix in _BUNDLED_SUFFIXES
-                    and "__pycache__" not in relative.parts
-                    and f"{prefix}/{relative.as_posix()}" not in seen
-                ):
-                    name = f"{prefix}/{relative.as_posix()}"
-                    seen.add(name)
-                    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-                    archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
-    return buffer.getvalue()
-
-
-def _space_requirements(folder: Path) -> str:
-    """argbench's own requirements (and those of the extras the metric names) instead of
-    ``argbench[...]==version``, which no package index has."""
-    from importlib.metadata import requires
-
-    wanted = (folder / "requirements.txt").read_text().split()
-    extras = set()
-    for line in wanted:
-        match = re.fullmatch(r"argbench(?:\[([^\]]*)\])?==.*", line)
-        if match and match[1]:
-            extras.update(e.strip() for e in match[1].split(","))
-    out = [line for line in wanted if not line.startswith("argbench")]
-    for requirement in requires("argbench") or []:
-        spec, _, marker = requirement.partition(";")
-        extra = re.search(r'extra == "([^"]+)"', marker)
-        if (extra is None or extra[1] in extras) and spec.strip() not in out:
-            out.append(spec.strip())
-    return "\n".join(out) + "\n"
-
-
-def _import_bundle_first(source: str) -> str:
-    """The module with its top-level argbench imports run after the bundle is on sys.path.
-
-    They go inside ``if True:`` (evaluate checks only column-0 imports for installed
-    libraries, and the bundle provides argbench).
-    """
-    lines = source.splitlines(keepends=True)
-    spans = [
-        (node.lineno - 1, node.end_lineno)
-        for node in ast.parse(source).body
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        and any(
-            name.split(".")[0] == "argbench"
-            for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            + ([a.name for a in node.names] if isinstance(node, ast.Import) else [])
-        )
-    ]
-    if not spans:
-        return source
-    first = spans[0][0]
-    for start, end in reversed(spans):
-        lines[start:end] = ["    " + line for line in lines[start:end]]
-    header = (
-        # no comment on this line: evaluate reads one after a relative import as a URL
-        "from ._argbench_bundle import ARGBENCH_VERSION\n"
-        "\n"
-        "if True:  # argbench from the bundle unless this version is installed\n"
-    )
-    return "".join(lines[:first]) + header + "".join(lines[first:])
-
-
-def space_folder(name: str, out: Path, module: str | None = None) -> Path:
-    """The Space of metric ``name`` in ``out``: the metric folder, the module importing the
-    bundle first, ``_argbench_bundle.py`` and resolvable ``requirements.txt``. ``module``: the
-    Space's name, when it is not the metric's (``evaluate.load("ORG/SPACE")`` fetches
-    ``SPACE.py``, so the module file and the app take that name)."""
-    folder = metric_path(name)
-    module_name = module or name
-    out.mkdir(parents=True, exist_ok=True)
-    for path in sorted(folder.iterdir()):
-        if path.is_file() and not path.name.endswith(".pyc") and path.name != f"{name}.py":
-            text = path.read_bytes()
-            if path.name == "app.py":
-                text = text.replace(f'"{name}.py"'.encode(), f'"{module_name}.py"'.encode())
-            (out / path.name).write_bytes(text)
-    source = (folder / f"{name}.py").read_text()
-    (out / f"{module_name}.py").write_text(_import_bundle_first(source))
-    (out / "requirements.txt").write_text(_space_requirements(folder))
-    data = base64.b64encode(_bundle_zip()).decode("ascii")
-    bootstrap = _BOOTSTRAP.format(version=argbench.__version__, data=data)
-    (out / "_argbench_bundle.py").write_text(bootstrap)
-    return out
 
 
 def _card_summary(card_path: Path) -> dict:
@@ -235,6 +86,21 @@ def check_credentials(api=None):
                 "token with write access. Nothing was built or uploaded"
             ) from None
     return api
+
+
+def check_repo_id(repo_id: str) -> str:
+    """``ORG/NAME`` as the Hub accepts it (letters, digits, ``-``, ``_``, ``.``; no ``--`` or
+    ``..``; at most 96 characters), checked before any build or request: a name the Hub
+    refuses would otherwise fail after minutes of building."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise ValueError(f"repo id {repo_id!r}: expected ORG/NAME")
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as error:
+        raise ValueError(f"repo id {repo_id!r}: the Hub refuses this name ({error})") from None
+    return repo_id
 
 
 class PublishError(RuntimeError):
@@ -311,11 +177,15 @@ def _step(what: str, call, plan: dict, timeout: float):
     raise error
 
 
-def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **create) -> dict:
-    """Create the repo, refuse an existing tag, upload the folder, tag the commit.
+def _upload(
+    plan: dict, repo_type: str, api, log, bump: str, timeout=None, replace=False, **create
+) -> dict:
+    """Create the repo, refuse an existing tag (and a dataset repo holding another corpus),
+    upload the folder, tag the commit, read the tag back.
 
     The tag is the last step and marks the version published: a run that fails before it
-    leaves no tag (at most an untagged commit), and running again completes it."""
+    leaves no tag (at most an untagged commit), and running again completes it. The tag is
+    published only once the Hub lists it at the commit just made, with the uploaded files."""
     if api is None:
         from huggingface_hub import HfApi
 
@@ -335,6 +205,11 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
     )
     if tag in {ref.name for ref in refs.tags}:
         raise RuntimeError(f"{repo_id} already has tag {tag}: that version is published. {bump}")
+    if repo_type == "dataset":
+        deleted = _check_same_corpus(plan, api, timeout, replace)
+        options = {"delete_patterns": deleted}
+    else:
+        options = {"ignore_patterns": list(_NOT_UPLOADED)}
     log(f"uploading {len(plan['files'])} files to {repo_id}")
     commit = _step(
         "upload",
@@ -343,11 +218,7 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
             repo_type=repo_type,
             folder_path=plan["folder"],
             commit_message=f"argbench: {plan['name']} {tag}",
-            **(
-                {"delete_patterns": ["data/**"]}  # drop shards of an older build this one lacks
-                if repo_type == "dataset"
-                else {"ignore_patterns": list(_NOT_UPLOADED)}
-            ),
+            **options,
         ),
         plan,
         timeout,
@@ -364,9 +235,75 @@ def _upload(plan: dict, repo_type: str, api, log, bump: str, timeout=None, **cre
         plan,
         timeout,
     )
-    log(f"tagged {tag} at {commit.oid}")
+    _read_back(plan, repo_type, api, commit.oid, timeout)
+    log(f"tagged {tag} at {commit.oid} (read back from the Hub)")
     plan["commit"] = commit.oid
     return plan
+
+
+def _read_back(plan: dict, repo_type: str, api, oid: str, timeout: float) -> None:
+    """The tag exists and points at ``oid``, and the files at the tag are the build's: only
+    then is the version published (a Hub that answered 200 to the tag request but made no
+    tag left a version that 404s)."""
+    repo_id, tag = plan["repo_id"], plan["tag"]
+    refs = _step(
+        "read the tag back", lambda: api.list_repo_refs(repo_id, repo_type=repo_type), plan, timeout
+    )
+    found = {ref.name: getattr(ref, "target_commit", None) for ref in refs.tags}
+    if tag not in found or found[tag] != oid:
+        got = "no such tag" if tag not in found else f"it points at {found[tag]}"
+        raise PublishError(
+            f"{repo_id}: the Hub accepted the tag request for {tag} but, read back, {got} (the "
+            f"commit uploaded is {oid}); {tag} is not published. Check the repo on the Hub, "
+            "then run the same command again"
+        )
+    files = set(
+        _step(
+            "read the files back",
+            lambda: api.list_repo_files(repo_id, repo_type=repo_type, revision=tag),
+            plan,
+            timeout,
+        )
+    )
+    lost = sorted({f["path"] for f in plan["files"]} - files)
+    if repo_type == "space":  # bytecode and caches are not uploaded
+        lost = [p for p in lost if not p.endswith(".pyc") and "__pycache__" not in p]
+    if lost:
+        raise PublishError(
+            f"{repo_id}: at tag {tag} the Hub lacks {len(lost)} of the uploaded files "
+            f"({', '.join(lost[:5])}); {tag} is not published as built"
+        )
+
+
+# files argbench writes into a corpus repo: a build that lacks one deletes it (an older build's
+# shards, an eval.yaml of a version that had one)
+_CORPUS_FILES = ["data/**", "eval.yaml", "README.md"]
+
+
+def _check_same_corpus(plan: dict, api, timeout: float, replace: bool) -> list[str]:
+    """The delete patterns of the upload: the repo holds nothing, or this corpus (its card's
+    ``pretty_name``); another corpus is refused unless ``replace`` (then every file not in
+    this build is deleted, so nothing of the other corpus stays)."""
+    repo_id = plan["repo_id"]
+    info = _step(
+        "read the repo", lambda: api.dataset_info(repo_id, files_metadata=False), plan, timeout
+    )
+    present = [s.rfilename for s in (getattr(info, "siblings", None) or [])]
+    present = [p for p in present if p != ".gitattributes"]
+    card = getattr(info, "card_data", None) or getattr(info, "cardData", None) or {}
+    card = card.to_dict() if hasattr(card, "to_dict") else dict(card)
+    theirs, ours = card.get("pretty_name"), plan["card_metadata"].get("pretty_name")
+    if not present or (theirs is not None and theirs == ours):
+        return list(_CORPUS_FILES)
+    if replace:
+        return ["*", "**"]  # everything but this build (.gitattributes is kept by the client)
+    held = f"corpus {theirs!r}" if theirs else f"{len(present)} files that are not {ours!r}"
+    raise PublishError(
+        f"{repo_id} already holds {held} ({', '.join(present[:4])}{', ...' if len(present) > 4 else ''}); "
+        f"publishing {ours!r} there would mix two corpora (its eval.yaml and data would stay). "
+        "Publish to another repo, or pass --replace-other-corpus to delete every file that is "
+        "not part of this build. Nothing was uploaded"
+    )
 
 
 def publish(
@@ -381,6 +318,7 @@ def publish(
     api=None,
     log=None,
     timeout: float | None = None,
+    replace_other_corpus: bool = False,
 ) -> dict:
     """Build dataset ``name``, upload it to dataset repo ``repo_id``, tag ``v<version>``.
 
@@ -389,11 +327,14 @@ def publish(
     ``dry_run`` returns the plan (files, card metadata, tag) without touching the network.
     ``timeout``: seconds each Hub step may take (default ``$ARGBENCH_HUB_TIMEOUT`` or 1800);
     a failed step raises :class:`PublishError` and leaves the version untagged.
+    A repo holding another corpus is refused unless ``replace_other_corpus`` (every file that
+    is not part of this build is then deleted).
     """
     from argbench.layout import build
     from argbench.loaders import builder_class
 
     log = log or (lambda message: None)
+    check_repo_id(repo_id)  # before the build
     cls = builder_class(name)
     if not dry_run:
         api = check_credentials(api)  # before the build: fail in seconds, not after it
@@ -404,24 +345,10 @@ def publish(
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
             bump = f"Bump {cls.__name__}.VERSION to publish changed data."
-            _upload(plan, "dataset", api, log, bump, timeout)
+            _upload(plan, "dataset", api, log, bump, timeout, replace_other_corpus)
     if out_dir is None:
         plan["folder"] = plan["card"] = None
     return plan
-
-
-def check_space_name(name: str, repo_id: str) -> str:
-    """The module name of the Space ``repo_id``: ``evaluate.load("ORG/SPACE")`` fetches and
-    imports ``SPACE.py``, so the metric's module takes the Space's name, which must be one
-    Python can import."""
-    space = repo_id.partition("/")[2]
-    if not space.isidentifier():
-        raise ValueError(
-            f"{repo_id}: evaluate.load('{repo_id}') fetches and imports {space}.py, which is "
-            f"not an importable module name; name the Space with letters, digits and _ "
-            f"(for example ORG/{name})"
-        )
-    return space
 
 
 def publish_metric(
@@ -440,6 +367,7 @@ def publish_metric(
     after the metric. ``dry_run`` returns the plan without touching the network.
     """
     log = log or (lambda message: None)
+    check_repo_id(repo_id)
     module = check_space_name(name, repo_id)
     if not dry_run:
         api = check_credentials(api)  # before anything else: fail in seconds

@@ -10,7 +10,9 @@ It records every call (``GET /_test/calls``) and answers any endpoint it does no
 a 404 that names it, listed under ``unknown`` so tests fail loudly when a client upgrade calls
 something new. State lives in a folder (``--state``), so a server killed mid-upload restarts
 where it stopped. Faults are armed by ``POST /_test/fault``: ``{"match": regex on "METHOD
-path", "action": "status"|"die"|"delay", "status": 503, "seconds": 5, "times": 1}``.
+path", "action": "status"|"die"|"delay"|"pretend", "status": 503, "seconds": 5, "times": 1}``;
+``pretend`` answers 200 with ``body`` (default ``{}``) and changes nothing, as a Hub that
+accepts a request and drops it.
 
 Run: ``python tests/hub_server.py --port 0 --state DIR [--token hf_x]``; it prints
 ``listening on PORT`` once ready.
@@ -143,6 +145,9 @@ class Handler(BaseHTTPRequestHandler):
             if action == "status":
                 self._body()
                 return self._error(fault.get("status", 503), f"injected fault on {what}")
+            if action == "pretend":  # a Hub that says yes and does nothing (e.g. no tag made)
+                self._body()
+                return self._send(200, fault.get("body", {}))
         if server.token and self.command in ("POST", "PUT", "DELETE"):
             if self.headers.get("Authorization") != f"Bearer {server.token}":
                 self._body()

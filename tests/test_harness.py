@@ -153,7 +153,11 @@ def harness_env(tmp_path_factory, minilm):
         INSPECT_LOG_DIR=str(tmp / "inspect-logs"),
         PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     )
-    return {"env": env, "tmp": tmp, "model": build_tiny_lm(tmp / "tiny", positions=2048)}
+    return {
+        "env": env,
+        "tmp": tmp,
+        "model": build_tiny_lm(tmp / "tiny", positions=2048, never_blank=True),
+    }
 
 
 def run(args, env, timeout=600, ok=True):
@@ -226,32 +230,44 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
 
 
 def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
-    """The same task in a real inspect process (hf provider, tiny model): a results file
-    that argbench compare pairs with lm-eval's (same items, same signature)."""
+    """The same task in a real inspect process (hf provider, tiny model): a results file on
+    the same items as lm-eval's, but not the same measurement: inspect's hf provider formats
+    the prompt as a chat message ("user: ..."), lm-eval sends it raw, and the signatures say
+    so (``input``); compare refuses them unless forced."""
     env, tmp = harness_env["env"], harness_env["tmp"]
     logs = tmp / "inspect-hf"
     run(
         [
             str(BIN / "inspect"), "eval", "argbench/cqs_gen", "argbench/claimdiff_s",
             "--model", "hf/local", "-M", f"model_path={harness_env['model']}",
+            "-M", "do_sample=False",  # the tasks are greedy (temperature 0)
             "--limit", "3", "--max-tokens", "12", "--log-dir", str(logs), "--display", "plain",
         ],
         env,
     )  # fmt: skip
-    results = import_into(env, tmp, logs)
-    cq = next(d for d in results.values() if d["metric"] == "cq_reference_match")
+    (cq_log,) = logs.glob("*cqs-gen*.eval")
+    (cq,) = import_into(env, tmp, cq_log).values()
     assert cq["harness"]["name"] == "inspect-ai" and cq["item_ids"] == CQ_IDS[:3]
-    assert any(d["metric"] == "claim_relation" for d in results.values())
+    assert "|input:messages:hf|decode:greedy|max_tok:12|" in cq["signature"]
+    # the random tiny model has neither yes nor no among its top 20 first tokens: every
+    # score is the floor's 0.5, a run without information, refused (it was imported)
+    (relation_log,) = logs.glob("*claimdiff-s*.eval")
+    argv = [str(BIN / "argbench"), "import-harness", str(relation_log), "--out", str(tmp / "r")]
+    refused = run(argv, env, ok=False)
+    assert refused.returncode == 1 and "(all tied)" in refused.stderr
     mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
-    comparison = compare_results([mine, cq])
-    assert comparison["n_items"] == 3 and not comparison["forced"]
+    assert "|input:raw|decode:greedy|max_tok:12|" in mine["signature"]
+    with pytest.raises(ValueError, match="not the same measurement: .*input"):
+        compare_results([mine, cq])
+    comparison = compare_results([mine, cq], force=True)
+    assert comparison["n_items"] == 3 and any("input" in f for f in comparison["forced"])
     other_prompt = {**cq, "task": {**cq["task"], "prompt": "00000000"}}
     with pytest.raises(ValueError, match="not the same measurement: .*task"):
-        compare_results([mine, other_prompt])
+        compare_results([cq, other_prompt])
     path_a, path_b = tmp / "a.json", tmp / "b.json"
     path_a.write_text(json.dumps(mine))
     path_b.write_text(json.dumps(cq))
-    shown = run([str(BIN / "argbench"), "compare", str(path_a), str(path_b)], env)
+    shown = run([str(BIN / "argbench"), "compare", str(path_a), str(path_b), "--force"], env)
     assert "3 items" in shown.stdout
 
 
@@ -296,14 +312,18 @@ def test_openai_compatible_hostile_lm_eval_and_limit_compare(lm_eval_run, harnes
     assert all(0.0 <= s <= 1.0 for s in result["per_item"]["score"])
     cam = next(d for d in results.values() if d["metric"] == "argument_relevance")
     assert cam["result"]["n_unparsed"] >= 0 and cam["n_items"] == 3
+    # the hf --limit run: other items, and another measurement (a raw prompt, 12 tokens; a
+    # full run against a limit run of one setting: tests/test_hostile_harness.py)
     limited = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
-    with pytest.raises(ValueError, match="different items"):
+    with pytest.raises(ValueError, match=r"not the same measurement: .*input.*max_tok"):
         compare_results([limited, cq])
+    with pytest.raises(ValueError, match="different items"):
+        compare_results([limited, {**cq, "signature": limited["signature"]}])
     full, part = tmp / "full.json", tmp / "limit.json"
     full.write_text(json.dumps(cq))
     part.write_text(json.dumps(limited))
     refused = run([str(BIN / "argbench"), "compare", str(full), str(part)], env, ok=False)
-    assert refused.returncode == 2 and "different items" in refused.stderr  # EXIT_CODES: 2
+    assert refused.returncode == 2 and "not the same measurement" in refused.stderr  # EXIT_CODES
 
 
 REPLIES = [
@@ -408,14 +428,16 @@ def test_scoring_refuses_another_split(harness_env, monkeypatch):
 
 def completions_with_logprobs(request, number):
     """A strict stand-in for a completions server scoring prompts (``echo``, ``logprobs``):
-    each token's log-probability is a fixed function of its id, so the scores are known."""
+    each token's log-probability is a fixed function of its id and the prompt's length, so the
+    scores are known and differ between pairs (a function of the id alone gave every pair the
+    same score: a run import-harness now refuses as degenerate)."""
     assert request.get("echo") is True and request.get("max_tokens") == 1, request
     prompts = request["prompt"]
     prompts = [prompts] if prompts and isinstance(prompts[0], int) else prompts
     choices = []
     for index, tokens in enumerate(prompts):
         assert tokens and all(isinstance(t, int) for t in tokens), tokens
-        lps = [-0.5 - (t % 7) for t in tokens]
+        lps = [-0.5 - ((t + len(tokens)) % 7) for t in tokens]
         choices.append(
             {
                 "index": index,

@@ -13,21 +13,36 @@ class StubApi:
 
     def __init__(self, tags=()):
         self.calls = []
-        self.tags = list(tags)
+        self.tags = {t: "old" for t in tags}
+        self.files = []
 
     def create_repo(self, repo_id, **kwargs):
         self.calls.append(("create_repo", repo_id, kwargs))
 
     def list_repo_refs(self, repo_id, **kwargs):
         self.calls.append(("list_repo_refs", repo_id, kwargs))
-        return SimpleNamespace(tags=[SimpleNamespace(name=t) for t in self.tags])
+        tags = [SimpleNamespace(name=t, target_commit=c) for t, c in self.tags.items()]
+        return SimpleNamespace(tags=tags)
+
+    def dataset_info(self, repo_id, **kwargs):
+        self.calls.append(("dataset_info", repo_id, kwargs))
+        return SimpleNamespace(siblings=[], card_data=None)
 
     def upload_folder(self, **kwargs):
+        from pathlib import Path
+
         self.calls.append(("upload_folder", kwargs))
+        folder = Path(kwargs["folder_path"])
+        self.files = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
         return SimpleNamespace(oid="abc123")
 
     def create_tag(self, repo_id, **kwargs):
         self.calls.append(("create_tag", repo_id, kwargs))
+        self.tags[kwargs["tag"]] = kwargs["revision"]
+
+    def list_repo_files(self, repo_id, **kwargs):
+        self.calls.append(("list_repo_files", repo_id, kwargs))
+        return list(self.files)
 
 
 def test_publish_uploads_folder_and_tags_version(fixture_mirror, cache_dir, tmp_path):
@@ -37,11 +52,19 @@ def test_publish_uploads_folder_and_tags_version(fixture_mirror, cache_dir, tmp_
         "cqs_gen", "org/cqs-gen", out_dir=tmp_path, sources=mirror, cache_dir=cache_dir, api=api
     )
     names = [call[0] for call in api.calls]
-    assert names == ["create_repo", "list_repo_refs", "upload_folder", "create_tag"]
+    assert names == [
+        "create_repo",
+        "list_repo_refs",
+        "dataset_info",  # the repo holds no other corpus
+        "upload_folder",
+        "create_tag",
+        "list_repo_refs",  # the tag read back
+        "list_repo_files",
+    ]
     assert api.calls[0][2] == {"repo_type": "dataset", "private": False, "exist_ok": True}
-    upload = api.calls[2][1]
+    upload = api.calls[3][1]
     assert upload["folder_path"] == str(tmp_path / "cqs_gen") and upload["repo_type"] == "dataset"
-    assert api.calls[3][2]["tag"] == "v2.0.0" and api.calls[3][2]["revision"] == "abc123"
+    assert api.calls[4][2]["tag"] == "v2.0.0" and api.calls[4][2]["revision"] == "abc123"
     assert plan["commit"] == "abc123"
     card = (tmp_path / "cqs_gen" / "README.md").read_text()
     assert 'load_dataset("org/cqs-gen", "interventions", revision="v2.0.0")' in card
@@ -104,7 +127,14 @@ def test_publish_metric_uploads_the_folder_to_a_space_tagged_with_argbench_versi
     api = StubApi()
     plan = publish_metric("cr_diversity", "org/cr_diversity", api=api)
     names = [call[0] for call in api.calls]
-    assert names == ["create_repo", "list_repo_refs", "upload_folder", "create_tag"]
+    assert names == [
+        "create_repo",
+        "list_repo_refs",
+        "upload_folder",
+        "create_tag",
+        "list_repo_refs",
+        "list_repo_files",
+    ]
     assert api.calls[0][2] == {
         "repo_type": "space",
         "private": False,

@@ -12,8 +12,15 @@ TEXT = [
 ]
 
 
-def build_tiny_lm(folder: Path, seed: int = 0, positions: int = 4096) -> Path:
-    """Save a 1-layer GPT-2 (random weights, ``seed``) and its tokenizer to ``folder``."""
+def build_tiny_lm(
+    folder: Path, seed: int = 0, positions: int = 4096, never_blank: bool = False
+) -> Path:
+    """Save a 1-layer GPT-2 (random weights, ``seed``) and its tokenizer to ``folder``.
+
+    ``never_blank``: its generation config suppresses the end-of-text token and every
+    whitespace-only token, so greedy generation writes text (random weights otherwise often
+    start with a newline or the end token: every generation empty, a run argbench refuses as
+    degenerate)."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -37,5 +44,11 @@ def build_tiny_lm(folder: Path, seed: int = 0, positions: int = 4096) -> Path:
         bos_token_id=tokenizer.eos_token_id,
         eos_token_id=tokenizer.eos_token_id,
     )
-    GPT2LMHeadModel(config).save_pretrained(folder)
+    model = GPT2LMHeadModel(config)
+    if never_blank:
+        blank = [i for i in range(len(tokenizer)) if not tokenizer.decode([i]).strip()] + [
+            tokenizer.eos_token_id
+        ]
+        model.generation_config.suppress_tokens = sorted(set(blank))
+    model.save_pretrained(folder)
     return folder

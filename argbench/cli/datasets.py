@@ -57,8 +57,12 @@ def _cmd_build(args) -> int:
 def _cmd_publish(args) -> int:
     if (args.name is None) == (args.metric is None):
         raise UsageError("give a dataset NAME or --metric NAME (one of them)")
-    if args.repo_id.count("/") != 1 or not all(args.repo_id.split("/")):
-        raise UsageError(f"--repo-id {args.repo_id}: expected ORG/NAME")
+    from argbench.publish import check_repo_id
+
+    try:
+        check_repo_id(args.repo_id)  # before any build
+    except ValueError as error:
+        raise UsageError(f"--repo-id: {error}") from None
 
     def log(message):
         print(f"  {message}", flush=True)
@@ -92,6 +96,7 @@ def _cmd_publish(args) -> int:
             sources=args.sources,
             cache_dir=args.cache_dir,
             log=log,
+            replace_other_corpus=args.replace_other_corpus,
         )
     head = "dry run: would publish" if args.dry_run else "published"
     where = f"{'Space' if plan['kind'] == 'metric' else 'dataset repo'} {plan['repo_id']}"
@@ -141,6 +146,12 @@ def add_commands(sub) -> None:
     )
     publish.add_argument(
         "--out", help="keep the dataset build in OUT/NAME (default: a temporary folder)"
+    )
+    publish.add_argument(
+        "--replace-other-corpus",
+        action="store_true",
+        help="the repo holds another corpus: delete every file that is not part of this build "
+        "(without it such a repo is refused)",
     )
     add_data_options(publish)
     publish.set_defaults(run=_cmd_publish)

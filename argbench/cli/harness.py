@@ -13,7 +13,11 @@ identity), plus the model and generation settings the harness reports. Then
 argbench compare A.results.json B.results.json compares two models.
 
 PATH: an lm-eval --output_path folder (run with --log_samples), an inspect-ai log file, or a
-folder of inspect logs. A run that did not finish is refused.
+folder of inspect logs. A run that did not finish is refused (exit 1), and so is a run whose
+outputs carry no information (every log-likelihood 0, every score tied, every generation
+empty). The signature records what shaped the outputs (chat template, decoding, the ClaimDiff
+method). Files are named after the model and the harness run's own id; an existing file is
+never overwritten (the same run imported again is left as it is).
 """
 
 
@@ -32,7 +36,9 @@ def add_commands(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     convert.add_argument("paths", nargs="+", metavar="PATH")
-    convert.add_argument("--out", required=True, help="folder for the results files")
+    convert.add_argument(
+        "--out", required=True, help="folder for the results files (checked before any work)"
+    )
     convert.set_defaults(run=_cmd_import)
 
 
@@ -44,24 +50,22 @@ def _cmd_path(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    from pathlib import Path
+    from argbench.harness.convert import check_out, import_harness, save
 
-    from argbench.harness.convert import file_name, import_harness
-    from argbench.results import write_results
-
+    check_out(args.out)  # before any log is read or scored
     command = "argbench " + " ".join(args.argv)
-    written = 0
+    items = []
     for path in args.paths:
-        for task, metric, doc in import_harness(path, command=command):
-            target = write_results(doc, Path(args.out) / file_name(task, metric, doc))
-            result = doc["result"]
-            headline = {k: result.get(k) for k in ("score", "auroc", "f1", "jaccard_text", "aac")}
-            shown = ", ".join(f"{k} {v:.4f}" for k, v in headline.items() if v is not None)
-            missing = f", {doc['n_missing']:,} not run" if doc["n_missing"] else ""
-            print(f"{target}: {doc['n_items']:,} items{missing}; {shown}")
-            print(f"  signature: {doc['signature']}")
-            written += 1
-    if not written:
+        items += import_harness(path, command=command)
+    if not items:
         print("argbench import-harness: no argbench task in the given logs", file=sys.stderr)
         return 2
+    for target, doc, written in save(items, args.out):
+        result = doc["result"]
+        headline = {k: result.get(k) for k in ("score", "auroc", "f1", "jaccard_text", "aac")}
+        shown = ", ".join(f"{k} {v:.4f}" for k, v in headline.items() if v is not None)
+        missing = f", {doc['n_missing']:,} not run" if doc["n_missing"] else ""
+        again = "" if written else " (already imported: left as it was)"
+        print(f"{target}: {doc['n_items']:,} items{missing}; {shown}{again}")
+        print(f"  signature: {doc['signature']}")
     return 0

@@ -8,16 +8,22 @@ embedding cache makes the STS encodings free), so the results file has the corpu
 per-item values, the signature and the split's identity, plus what the harness reports about
 the model and the generation settings (``harness``). A ``--limit`` run scores fewer items:
 ``n_missing`` says how many, and ``argbench compare`` refuses to pair it with a full run.
+
+Before scoring, a run must carry information (:func:`argbench.harness.checks.refuse_degenerate`),
+and its signature gains what shaped the outputs (decoding, chat template, the ClaimDiff method:
+:mod:`argbench.harness.checks`). Each results file is named after its run (lm-eval's results
+timestamp, inspect's eval id), so no import erases another run's file (:func:`file_name`).
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import re
 from pathlib import Path
 
-from argbench.harness import tasks
-from argbench.io import read_json
+from argbench.harness import checks, tasks
+from argbench.harness.checks import DegenerateRunError  # noqa: F401 - part of this API
+from argbench.io import read_json, read_jsonl
 
 PREFIX = "argbench_"  # lm-eval task names
 INSPECT_PREFIX = "argbench/"
@@ -25,6 +31,11 @@ INSPECT_PREFIX = "argbench/"
 
 class IncompleteRunError(RuntimeError):
     """The harness run did not finish: no results are made from it."""
+
+
+class NoRunFound(IncompleteRunError, ValueError):
+    """The path holds no harness output at all: bad input (exit 2), like a missing samples
+    file; a run that stopped (inspect's status) is a failed run (exit 1)."""
 
 
 def import_harness(path, *, command=None) -> list[tuple[str, str, dict]]:
@@ -38,7 +49,7 @@ def import_harness(path, *, command=None) -> list[tuple[str, str, dict]]:
     found = sorted(path.rglob("results_*.json"))
     logs = sorted([*path.rglob("*.eval"), *(p for p in path.rglob("*.json") if _is_inspect(p))])
     if not found and not logs:
-        raise IncompleteRunError(
+        raise NoRunFound(
             f"{path}: no lm-eval results_*.json and no inspect log: the run did not finish "
             "(lm-eval writes results and samples only at the end; run it again, with "
             "--use_cache so finished requests are not recomputed)"
@@ -58,40 +69,66 @@ def _is_inspect(path: Path) -> bool:
 # ---------------------------------------------------------------- lm-eval
 
 
+def _field(value, kind, where: str, what: str):
+    if not isinstance(value, kind):
+        names = {dict: "a JSON object", list: "a JSON list"}
+        raise ValueError(
+            f"{where}: {what} is {type(value).__name__ if value is not None else 'missing'}, "
+            f"not {names.get(kind, kind.__name__)}: not an lm-eval results file (or edited)"
+        )
+    return value
+
+
 def _lm_eval_run(results_file: Path, command) -> list:
-    run = read_json(results_file)
+    run = _field(read_json(results_file), dict, str(results_file), "the file's content")
     stamp = results_file.stem.removeprefix("results_")
-    config = run.get("config") or {}
+    config = _field(run.get("config") or {}, dict, str(results_file), "'config'")
+    configs = _field(run.get("configs") or {}, dict, str(results_file), "'configs'")
     out = []
-    for name in run.get("configs") or {}:
+    for name in configs:
         if not name.startswith(PREFIX):
             continue
         short = name.removeprefix(PREFIX)
+        where = f"{results_file}, configs.{name}"
+        if short not in tasks.TASKS:
+            raise ValueError(
+                f"{where}: unknown argbench harness task {short!r} (tasks: "
+                f"{', '.join(tasks.TASKS)}); a run of another argbench version?"
+            )
+        task_config = _field(configs[name], dict, where, "the task's config")
+        metrics = task_config.get("metric_list")
+        if not isinstance(metrics, list) or not metrics or not isinstance(metrics[0], dict):
+            raise ValueError(
+                f"{where}, field 'metric_list': {metrics!r}: expected the task's metrics (a "
+                "list of {metric: ...}); the file was edited or is not from argbench's task"
+            )
+        first = metrics[0].get("metric")
         samples = results_file.parent / f"samples_{name}_{stamp}.jsonl"
         if not samples.is_file():
             raise FileNotFoundError(
                 f"{samples}: missing; run lm_eval with --log_samples so argbench can score items"
             )
-        task_config = run["configs"][name]
-        first = task_config["metric_list"][0]["metric"]
-        records = []
-        with samples.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                sample = json.loads(line)
-                if first not in sample:
-                    raise ValueError(f"{samples}, line {number}: no {first!r} (not argbench's?)")
-                records.append(sample[first])
+        records, loglikelihoods = [], []
+        for number, sample in enumerate(read_jsonl(samples), 1):
+            at = f"{samples}, record {number}"
+            if not isinstance(sample, dict) or not isinstance(sample.get(first), dict):
+                raise ValueError(f"{at}: no {first!r} record (not argbench's?)")
+            records.append(sample[first])
+            if tasks.task(short).dataset == "claimdiff":
+                loglikelihoods += checks.finite(_loglikelihoods(sample), f"{at}, field 'resps'")
+        checks.refuse_degenerate(short, records, samples, loglikelihoods)
         harness = {
             "name": "lm-eval",
             "version": run.get("lm_eval_version"),
             "task": name,
             "task_version": (run.get("versions") or {}).get(name),
+            "run": stamp,
             "model": config.get("model"),
             "model_args": config.get("model_args"),
             "model_name": run.get("model_name"),
-            "chat_template": bool(run.get("chat_template")),
+            "chat_template": run.get("chat_template") is not None,
+            "chat_template_sha": run.get("chat_template_sha"),
+            "system_instruction_sha": run.get("system_instruction_sha"),
             "generation": task_config.get("generation_kwargs"),
             "gen_kwargs": config.get("gen_kwargs"),
             "batch_size": config.get("batch_size"),
@@ -100,8 +137,19 @@ def _lm_eval_run(results_file: Path, command) -> list:
             "log": str(results_file),
         }
         system = run.get("model_name") or config.get("model_args") or config.get("model")
-        out += _documents(short, records, harness, str(system), command)
+        fields = checks.lm_eval_fields(short, run, task_config)
+        out += _documents(short, records, harness, str(system), command, fields)
     return out
+
+
+def _loglikelihoods(sample: dict) -> list:
+    """The log-likelihoods lm-eval logged for a multiple-choice document: ``resps`` is one
+    ``[[loglikelihood, is_greedy]]`` per choice."""
+    values = []
+    for response in sample.get("resps") or []:
+        first = response[0] if isinstance(response, list) and response else response
+        values.append(first[0] if isinstance(first, list) and first else first)
+    return values
 
 
 # ---------------------------------------------------------------- inspect-ai
@@ -109,6 +157,8 @@ def _lm_eval_run(results_file: Path, command) -> list:
 
 def _inspect_log(path: Path, command) -> list:
     from inspect_ai.log import read_eval_log
+
+    from argbench.harness.inspect_tasks import TOP_LOGPROBS
 
     try:
         log = read_eval_log(str(path))
@@ -136,11 +186,13 @@ def _inspect_log(path: Path, command) -> list:
                 break
         else:
             raise ValueError(f"{path}: sample {sample.id!r} has no argbench record in its score")
+    checks.refuse_degenerate(short, records, path)
     config = log.plan.config.model_dump(exclude_none=True) if log.plan else {}
     harness = {
         "name": "inspect-ai",
         "version": getattr(log.eval, "packages", {}).get("inspect_ai"),
         "task": name,
+        "run": log.eval.eval_id,
         "model": log.eval.model,
         "model_args": log.eval.model_args,
         "model_base_url": log.eval.model_base_url,
@@ -152,22 +204,110 @@ def _inspect_log(path: Path, command) -> list:
     args = log.eval.model_args or {}
     local = args.get("model_path") or args.get("pretrained")
     system = f"{log.eval.model} {local}" if local else log.eval.model
-    return _documents(short, records, harness, system, command)
+    fields = checks.inspect_fields(short, log.eval.model, args, config, TOP_LOGPROBS)
+    return _documents(short, records, harness, system, command, fields)
 
 
 # ---------------------------------------------------------------- common
 
 
-def _documents(short, records, harness, system, command) -> list:
+def _documents(short, records, harness, system, command, fields) -> list:
     docs = tasks.results(short, records, system=system, command=command)
     out = []
     for metric, doc in docs.items():
+        doc["signature"] = checks.with_fields(doc["signature"], fields)
         doc["harness"] = harness
         out.append((short, metric, doc))
     return out
 
 
 def file_name(task: str, metric: str, doc: dict) -> str:
-    """``<task>.<metric>.<system>.results.json`` (the system made safe for a file name)."""
-    system = re.sub(r"[^A-Za-z0-9._-]+", "_", str(doc.get("system") or "system"))[-80:]
-    return f"{task}.{metric}.{system}.results.json"
+    """``<task>.<metric>.<system>-<hash>.<run>.results.json``: the system made safe for a
+    file name plus a hash of its exact text (``org/a`` and ``org_a`` are two systems), and the
+    harness run's own id (lm-eval's results timestamp, inspect's eval id), so two runs of one
+    model (a ``--limit`` run after a full one) get two files."""
+    text = str(doc.get("system") or "system")
+    system = re.sub(r"[^A-Za-z0-9._-]+", "_", text)[-60:]
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    run = re.sub(r"[^A-Za-z0-9._-]+", "_", str((doc.get("harness") or {}).get("run") or "run"))
+    return f"{task}.{metric}.{system}-{digest}.{run[-40:]}.results.json"
+
+
+# ---------------------------------------------------------------- writing
+
+_VOLATILE = ("created", "command")  # what differs between two imports of one run
+
+
+def check_out(out) -> Path:
+    """``--out`` is a folder argbench can write: checked before any log is read or scored."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {out} is a file; --out takes a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(f"--out {out}: a part of that path is a file") from None
+    except PermissionError as error:
+        raise PermissionError(f"--out {out}: cannot create it ({error.strerror})") from None
+    import os
+
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise PermissionError(f"--out {out}: not writable (permission denied)")
+    return out
+
+
+def save(items, out) -> list[tuple[Path, dict, bool]]:
+    """Write each (task, metric, document) to ``out`` under :func:`file_name`; returns
+    (path, document, written). Never overwrites: two documents of this import with one name,
+    or a file already there with other content, are refused before anything is written; a
+    file already there with the same content (the same run imported again) is left as it is."""
+    from argbench.io import claim_output, read_json
+    from argbench.results import write_results
+
+    out = check_out(out)
+    planned: dict[Path, dict] = {}
+    for task, metric, doc in items:
+        target = out / file_name(task, metric, doc)
+        if target in planned and _same_content(planned[target], doc):
+            continue  # the same run given twice
+        if target in planned:
+            raise FileExistsError(
+                f"{target}: two different results of this import have the same name (one "
+                "run id for two runs?); nothing was written"
+            )
+        planned[target] = doc
+    kept = []
+    for target, doc in planned.items():
+        if target.exists():
+            old = read_json(target)
+            if not _same_content(old, doc):
+                raise FileExistsError(
+                    f"{target} exists and holds another result (a different run with the same "
+                    "id, or an edited file); nothing was written. Import into another --out "
+                    "folder or move that file away"
+                )
+            kept.append((target, doc, False))
+            continue
+        claim_output(target, suffixes=(".json",))
+        kept.append((target, doc, True))
+    for target, doc, new in kept:
+        if new:
+            write_results(doc, target)
+    return kept
+
+
+def _same_content(old, new: dict) -> bool:
+    import json
+
+    from argbench.results import plain
+
+    if not isinstance(old, dict):
+        return False
+
+    def strip(doc):
+        kept = {k: v for k, v in doc.items() if k not in _VOLATILE}
+        if isinstance(kept.get("harness"), dict):  # the log's path as given (relative or not)
+            kept["harness"] = {k: v for k, v in kept["harness"].items() if k != "log"}
+        return kept
+
+    return json.dumps(strip(old), sort_keys=True) == json.dumps(plain(strip(new)), sort_keys=True)

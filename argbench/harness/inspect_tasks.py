@@ -6,7 +6,8 @@ prediction record (``metadata["record"]``) and the metrics score all records of 
 once (corpus level), through argbench.scoring. inspect has no log-likelihood request, so
 ClaimDiff reads P(yes) from the first generated token's top log-probabilities (``yes``/``no``
 tokens, any case and spacing); an answer outside the top 20 gets the smallest listed
-log-probability, an upper bound (docs/harness.md)."""
+log-probability, an upper bound (docs/harness.md). Generation is greedy (temperature 0, seed
+0, the lm-eval tasks' stop sequence), as in the lm-eval tasks."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from argbench.harness import tasks
+from argbench.harness import checks, tasks
 
 TOP_LOGPROBS = 20  # the most OpenAI-compatible servers return
 
@@ -31,7 +32,7 @@ def _dataset(name: str) -> MemoryDataset:
             id=f"{doc['argbench_id']}:{doc['part']}" if "part" in doc else doc["argbench_id"],
             metadata={"doc": doc},
         )
-        for doc in tasks.documents(name)
+        for doc in checks.harness_documents(name)  # what scoring needs, checked first
     ]
     return MemoryDataset(samples, name=f"{t.dataset}/{t.config}/{t.split}")
 
@@ -104,14 +105,18 @@ def _make(name: str, figures: dict[str, tuple[str, str]], config: GenerateConfig
 
 
 _RELATION = {k: ("claim_relation", k) for k in ("auroc", "f1", "precision", "recall")}
-_LOGPROBS = GenerateConfig(max_tokens=1, logprobs=True, top_logprobs=TOP_LOGPROBS)
+# Greedy, as the lm-eval tasks (do_sample: false): without a temperature two runs of one
+# model shared 0 of 5 generations. inspect's hf provider also needs -M do_sample=False.
+GREEDY = {"temperature": 0.0, "seed": 0}
+STOP = ["\n\n\n"]  # the lm-eval tasks' `until`
+_LOGPROBS = GenerateConfig(max_tokens=1, logprobs=True, top_logprobs=TOP_LOGPROBS, **GREEDY)
 
 
 @task
 def cqs_gen() -> Task:
     """Three critical questions per CQs-Gen validation intervention (cq_reference_match)."""
     figures = {k: ("cq_reference_match", k) for k in ("score", "nae_rate", "useful_rate")}
-    return _make("cqs_gen", figures, GenerateConfig(max_tokens=256))
+    return _make("cqs_gen", figures, GenerateConfig(max_tokens=256, stop_seqs=STOP, **GREEDY))
 
 
 @task
@@ -135,4 +140,4 @@ def cam_answers() -> Task:
         "ar_f1": ("argument_relevance", "f1"),
         "overlap_jaccard": ("argument_overlap", "jaccard_text"),
     }
-    return _make("cam_answers", figures, GenerateConfig(max_tokens=400))
+    return _make("cam_answers", figures, GenerateConfig(max_tokens=400, stop_seqs=STOP, **GREEDY))

@@ -6,13 +6,14 @@ the run at once (corpus level: the STS encoding happens once over the unique tex
 
 from __future__ import annotations
 
-from argbench.harness import tasks
+from argbench.harness import checks, tasks
 
 
 def _dataset(name):
     import datasets
 
-    return {"test": datasets.Dataset.from_list(tasks.documents(name))}
+    # lm-eval builds the datasets before the first request: what scoring needs is checked here
+    return {"test": datasets.Dataset.from_list(checks.harness_documents(name))}
 
 
 def _record(name, doc, results):
