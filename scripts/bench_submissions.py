@@ -63,7 +63,9 @@ def main(argv=None) -> int:
     print(f"{n} interventions, {len(fast)} systems (15 submissions + baselines), model {model}")
     print(f"naive per-submission loop: {naive_s:8.2f} s, {naive_n:,} texts encoded")
     print(f"argbench, encoded once:    {fast_s:8.2f} s, {fast_n:,} texts encoded")
-    print(f"ratio (naive / argbench): {naive_s / fast_s:.1f}x time, {naive_n / fast_n:.1f}x encodings")
+    print(
+        f"ratio (naive / argbench): {naive_s / fast_s:.1f}x time, {naive_n / fast_n:.1f}x encodings"
+    )
     print("agreement (labels and score of every system): " + ("ok" if agree else "FAILED"))
     return 0 if agree and fast_s < naive_s else 1
 

@@ -22,7 +22,8 @@ import json
 import random
 
 # one definition of the baselines, shared with the leaderboard's CQs-Gen page
-from argbench.leaderboard.cqs_submissions import GENERIC, baseline_questions  # noqa: F401
+from argbench.leaderboard.cqs_submissions import baseline_questions
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -379,7 +379,9 @@ def cqs_gen_submissions(ctx: Context) -> Section:
     names = extended.features["references"].feature["label"].names
     if model is not None:
         scored = score_systems(list(extended), Embedder(model), names, baselines=())
-        r = ranking_correlation(*zip(*((s["score"], s["human_score"]) for _, s in scored)))
+        r = ranking_correlation(
+            [s["score"] for _, s in scored], [s["human_score"] for _, s in scored]
+        )
         sig, data = scored[0][1]["signature"], ctx.dataset("cqs_gen", "extended", "test", extended)
         section.rows += [
             row("Pearson r, STS vs human scores", r["pearson_scores"], "cqs_gen/sec61/sts_ranking",
