@@ -42,14 +42,20 @@ def add_commands(subparsers) -> None:
 
     command = subparsers.add_parser(
         "submissions",
-        help="the 15 CQs-Gen shared-task submissions and the baselines, scored by §6.1",
-        description="Write the 15 CQs-Gen shared-task submissions of extended_test.json as "
-        "submission files (human labels beside them) and score them, and the simple "
-        "baselines, by the paper's §6.1 protocol (STS against the test references plus the "
-        "other submissions' questions, its own removed): DIR/submissions/*.json, "
-        "DIR/results/*.json, and the table with the ranking correlation on stdout.",
+        help="the releases' real systems scored: CQs-Gen's 15 submissions (§6.1), CAM silver/gold",
+        description="cqs_gen: write the 15 CQs-Gen shared-task submissions of "
+        "extended_test.json as submission files (human labels beside them) and score them, "
+        "and the simple baselines, by the paper's §6.1 protocol (STS against the test "
+        "references plus the other submissions' questions, its own removed): "
+        "DIR/cqs_gen/submissions/, DIR/cqs_gen/results/, the table and the ranking "
+        "correlation on stdout. cam: CAM's ChatGPT (silver) and expert-edited (gold) answers "
+        "to the same 50 questions, scored as argbench evaluate scores a system (argument "
+        "relevance, overlap): DIR/cam/.",
     )
-    command.add_argument("--out", required=True, help="folder for submissions/ and results/")
+    command.add_argument("--out", required=True, help="folder for cqs_gen/ and cam/")
+    command.add_argument(
+        "--only", nargs="+", choices=["cqs_gen", "cam"], default=["cqs_gen", "cam"]
+    )
     command.add_argument(
         "--model",
         default=None,
@@ -88,16 +94,18 @@ def _cmd_leaderboard(args) -> int:
 
 
 def _cmd_submissions(args) -> int:
-    from argbench.leaderboard.cqs_submissions import run
+    from argbench.leaderboard import cam_silver_gold, cqs_submissions
 
-    run(
-        args.out,
-        model=args.model,
-        threshold=args.threshold,
-        resamples=args.resamples,
-        seed=args.seed,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
-        command="argbench " + " ".join(args.argv),
-    )
+    options = {
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "sources": args.sources,
+        "cache_dir": args.cache_dir,
+        "command": "argbench " + " ".join(args.argv),
+    }
+    if "cam" in args.only:
+        cam_silver_gold.run(Path(args.out) / "cam", **options)
+    if "cqs_gen" in args.only:
+        model, threshold = args.model, args.threshold
+        cqs_submissions.run(Path(args.out) / "cqs_gen", model=model, threshold=threshold, **options)
     return 0

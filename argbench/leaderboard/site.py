@@ -64,7 +64,7 @@ def system_slug(name: str) -> str:
 
 
 HEADERS = [
-    "rank", "system", "score", "95% CI", "human score", "items scored", "complete",
+    "rank", "system", "score", "95% CI", "human score", "other figures", "items scored", "complete",
     "Δ vs leader [CI]", "p vs leader", "not distinguishable from", "dataset version",
     "content hash", "signature", "model",
 ]  # fmt: skip
@@ -89,6 +89,7 @@ def _row_html(row: dict, level: str) -> str:
         _cell(row["score"]),
         f"<td class='n' data-v='{_num(row['low'], 17)}'>[{_num(row['low'])}, {_num(row['high'])}]</td>",
         _cell(row["human_score"]),
+        f"<td class='small'>{escape(', '.join(f'{k} {v:.4f}' for k, v in row['figures'].items()))}</td>",
         f"<td class='n' data-v='{row['items_scored']}'>{row['items_scored']:,} / {row['items']:,}</td>",
         f"<td>{'yes' if row['complete'] else '<b class=warn>no</b>'}</td>",
         f"<td class='n' data-v='{'' if versus is None else versus['difference']!r}'>{escape(diff)}</td>",

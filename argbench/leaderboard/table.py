@@ -194,6 +194,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
                 "not_distinguishable_from": apart,
                 "human_score": result.get("human_score"),
+                "figures": _figures(result, column.key),
                 "dataset_version": column.dataset.get("version"),
                 "content_hash": column.dataset.get("content_hash"),
                 "signature": doc["signature"],
@@ -211,6 +212,17 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]
         )
+
+
+def _figures(result: dict, key: str) -> dict:
+    """The result's other headline-level figures (precision and recall beside F1, the NAE
+    rate beside the score): its top-level finite floats."""
+    skip = {key, "human_score", "score"}
+    return {
+        k: v
+        for k, v in result.items()
+        if isinstance(v, float) and k not in skip and v == v and not k.startswith("n_")
+    }
 
 
 def _sortable(value) -> float:
