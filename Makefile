@@ -62,7 +62,8 @@ reproduce: setup
 	# the leaderboard (docs/leaderboard.md): the releases' real systems scored, then the site
 	$(VENV)/bin/argbench submissions --out $(OUT)/systems
 	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
-		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard
+		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard \
+		$$(command -v chromium >/dev/null && echo --screenshots)
 
 # The documentation site, offline, into site/ (fails on a broken link or any warning). BUILD is
 # a folder `make reproduce` wrote (its dataset cards and reproduction report go on the site);

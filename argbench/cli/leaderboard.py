@@ -38,6 +38,11 @@ def add_commands(subparsers) -> None:
         default=200 * 1024 * 1024,
         help="refuse a results file larger than this (default 200 MB)",
     )
+    command.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="a PNG of every page into OUT/screenshots/ (headless Chromium, $ARGBENCH_CHROMIUM)",
+    )
     command.set_defaults(run=_cmd_leaderboard)
 
     command = subparsers.add_parser(
@@ -90,6 +95,11 @@ def _cmd_leaderboard(args) -> int:
     for r in refused:
         print(f"not placed: {r['path']}: {r['reason']}", file=sys.stderr)
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
+    if args.screenshots:
+        from argbench.leaderboard.browser import screenshots
+
+        shots = screenshots(pages, out / "screenshots")
+        print(f"{len(shots)} screenshots -> {out / 'screenshots'}")
     return 0
 
 

@@ -169,6 +169,10 @@ def svg_values(values: list[float | None], width=640, height=180) -> str:
     )
 
 
+def _labels(values) -> str:
+    return escape(", ".join(map(str, values))) if isinstance(values, list) else "—"
+
+
 def system_page(name: str, places: list[tuple[Column, dict, dict]]) -> str:
     parts = ["<p><a href='index.html'>all benchmarks</a></p>", f"<h1>{escape(name)}</h1>"]
     for column, row, doc in places:
@@ -179,16 +183,16 @@ def system_page(name: str, places: list[tuple[Column, dict, dict]]) -> str:
             f"{_num(row['high'])}]</h2>",
             svg_values([v for _, v in values]),
             "<h3>worst items</h3><table><thead><tr><th>item</th><th>value</th>"
-            "<th>the system's text</th><th>labels (metric)</th></tr></thead><tbody>",
+            "<th>the system's text</th><th>labels (metric)</th><th>labels (people)</th></tr>"
+            "</thead><tbody>",
         ]
         for entry in worst_items(doc, column.key):
             text = entry.get("questions")
             text = "<br>".join(escape(str(q)) for q in text) if isinstance(text, list) else "—"
-            labels = entry.get("labels")
-            labels = escape(", ".join(map(str, labels))) if isinstance(labels, list) else "—"
+            labels = [_labels(entry.get(k)) for k in ("labels", "human_labels")]
             parts.append(
                 f"<tr><td>{escape(str(entry['item']))}</td>{_cell(entry['value'])}"
-                f"<td>{text}</td><td>{labels}</td></tr>"
+                f"<td>{text}</td><td>{labels[0]}</td><td>{labels[1]}</td></tr>"
             )
         parts.append(
             "</tbody></table><h3>per-item values</h3><table><thead><tr><th>item</th>"
