@@ -167,3 +167,13 @@ def test_the_out_folder_may_not_be_an_input(tmp_path, capsys):
     paths = board(tmp_path)
     status = main(["leaderboard", *paths, "--out", paths[0]])
     assert status == 2
+
+
+def test_a_submission_with_four_questions_is_flagged_on_its_row(tmp_path):
+    """cq_reference_match scores the first three of four questions and counts the item in
+    n_long; the board says so beside the score instead of hiding it."""
+    paths = [*board(tmp_path), write(tmp_path, results("four", [1.0] * 20, n_long=1))]
+    table, _ = columns(read(paths), resamples=200)
+    row = next(r for r in table[0].rows if r["system"] == "four")
+    assert row["flags"] == ["1 items with more questions than scored (the first ones scored)"]
+    assert all(not r["flags"] for r in table[0].rows if r["system"] != "four")

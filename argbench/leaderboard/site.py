@@ -91,7 +91,9 @@ def _row_html(row: dict, level: str) -> str:
         _cell(row["human_score"]),
         f"<td class='small'>{escape(', '.join(f'{k} {v:.4f}' for k, v in row['figures'].items()))}</td>",
         f"<td class='n' data-v='{row['items_scored']}'>{row['items_scored']:,} / {row['items']:,}</td>",
-        f"<td>{'yes' if row['complete'] else '<b class=warn>no</b>'}</td>",
+        f"<td>{'yes' if row['complete'] else '<span class=warn>no</span>'}"
+        + "".join(f"<br><span class='warn small'>{escape(f)}</span>" for f in row["flags"])
+        + "</td>",
         f"<td class='n' data-v='{'' if versus is None else versus['difference']!r}'>{escape(diff)}</td>",
         _cell(None if versus is None else versus["p_value"]),
         f"<td>{escape(', '.join(row['not_distinguishable_from']) or '—')}</td>",

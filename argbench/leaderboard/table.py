@@ -195,6 +195,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "not_distinguishable_from": apart,
                 "human_score": result.get("human_score"),
                 "figures": _figures(result, column.key),
+                "flags": _flags(doc),
                 "dataset_version": column.dataset.get("version"),
                 "content_hash": column.dataset.get("content_hash"),
                 "signature": doc["signature"],
@@ -225,6 +226,22 @@ def _figures(result: dict, key: str) -> dict:
     }
 
 
+# counts a results document keeps that a reader of the board must see beside the score
+FLAGS = {
+    "n_missing": "items of the split without a prediction, not scored",
+    "n_long": "items with more questions than scored (the first ones scored)",
+    "n_missing_cqs": "items answered 'Missing CQs' (0 points)",
+    "n_duplicates": "questions repeated within an item",
+    "n_failed": "judgments that failed",
+}
+
+
+def _flags(doc: dict) -> list[str]:
+    result = doc["result"]
+    counts = {**{k: result.get(k) for k in FLAGS}, "n_missing": doc.get("n_missing")}
+    return [f"{n:,} {FLAGS[k]}" for k, n in counts.items() if isinstance(n, int) and n > 0]
+
+
 def _sortable(value) -> float:
     return float("-inf") if value is None or value != value else value
 
@@ -232,7 +249,7 @@ def _sortable(value) -> float:
 FIELDS = [
     "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
-    "human_score", "dataset_version", "content_hash", "signature", "model",
+    "human_score", "flags", "dataset_version", "content_hash", "signature", "model",
 ]  # fmt: skip
 
 
@@ -247,6 +264,7 @@ def flat(column: Column, row: dict) -> dict:
         "vs_leader_p": versus.get("p_value"),
     }
     out["not_distinguishable_from"] = "; ".join(row["not_distinguishable_from"])
+    out["flags"] = "; ".join(row["flags"])
     return {k: out.get(k) for k in ["benchmark", "task", *FIELDS]}
 
 
