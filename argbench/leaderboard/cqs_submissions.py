@@ -73,14 +73,10 @@ def submission_name(index: int) -> str:
 
 
 def _check_rows(rows) -> list[dict]:
+    from argbench.scoring.cq_human_agreement import extended_references
+
     rows = list(rows)
-    for i, row in enumerate(rows):
-        refs = row.get("references") if isinstance(row, dict) else None
-        if not refs or any("submission" not in r for r in refs):
-            raise ValueError(
-                f"interventions[{i}]: needs 'references' whose items carry 'submission' "
-                "(-1 for a test reference), as cqs_gen config 'extended' gives them"
-            )
+    extended_references(rows)
     return rows
 
 
