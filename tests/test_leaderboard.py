@@ -177,3 +177,18 @@ def test_a_submission_with_four_questions_is_flagged_on_its_row(tmp_path):
     row = next(r for r in table[0].rows if r["system"] == "four")
     assert row["flags"] == ["1 items with more questions than scored (the first ones scored)"]
     assert all(not r["flags"] for r in table[0].rows if r["system"] != "four")
+
+
+def test_a_rebuild_removes_its_stale_pages_and_never_touches_other_files(tmp_path, capsys):
+    paths = board(tmp_path)
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    weak_page = next(out.glob("system-weak-*.html"))
+    assert main(["leaderboard", paths[0], paths[2], "--out", str(out), "--resamples", "200"]) == 0
+    assert not weak_page.exists() and (out / "index.html").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my own file")
+    assert main(["leaderboard", *paths, "--out", str(mine)]) == 2
+    assert "did not write" in capsys.readouterr().err
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]

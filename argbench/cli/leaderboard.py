@@ -80,10 +80,11 @@ def _add_stats_options(command) -> None:
 
 def _cmd_leaderboard(args) -> int:
     from argbench.io import claim_output
-    from argbench.leaderboard.site import write_site
+    from argbench.leaderboard.site import previous_build, record_build, table_files, write_site
     from argbench.leaderboard.table import columns, read
 
     out = Path(args.out)
+    previous = previous_build(out)  # before the claim: a refused folder is left untouched
     claim_output(out / "index.html", inputs=args.results, suffixes=(".html",), what="--out")
     docs = read(args.results, max_bytes=args.max_bytes)
     table, refused = columns(docs, resamples=args.resamples, seed=args.seed)
@@ -95,11 +96,13 @@ def _cmd_leaderboard(args) -> int:
     for r in refused:
         print(f"not placed: {r['path']}: {r['reason']}", file=sys.stderr)
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
+    shots = []
     if args.screenshots:
         from argbench.leaderboard.browser import screenshots
 
         shots = screenshots(pages, out / "screenshots")
         print(f"{len(shots)} screenshots -> {out / 'screenshots'}")
+    record_build(out, [*pages, *table_files(table, out), *shots], previous)
     return 0
 
 
