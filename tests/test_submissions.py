@@ -173,3 +173,9 @@ def test_the_release_holds_15_submissions_of_34_interventions(real_mirror, tmp_p
         list(split), tmp_path / "subs", split.features["references"].feature["label"].names
     )
     assert len(written) == 30
+
+
+def test_scores_equal_but_for_float_rounding_are_tied():
+    a, b = 0.1 + 0.2, 0.3  # 0.30000000000000004 and 0.3
+    assert a != b
+    assert list(ranks([a, b, 0.1])) == [1.5, 1.5, 3.0]

@@ -250,8 +250,10 @@ def score_systems(
 
 
 def ranks(values: Sequence[float]) -> np.ndarray:
-    """Ranks 1..n, highest value first, ties sharing their mean rank."""
-    values = np.asarray(values, dtype=float)
+    """Ranks 1..n, highest value first, ties sharing their mean rank. Values equal to 12
+    decimals are ties: a mean of the same fractions summed in another order differs in the
+    last bit (20/34 of a third is not always the same float)."""
+    values = np.round(np.asarray(values, dtype=float), 12)
     order = np.argsort(-values, kind="stable")
     out = np.empty(len(values))
     out[order] = np.arange(1, len(values) + 1)
