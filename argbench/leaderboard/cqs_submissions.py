@@ -322,6 +322,10 @@ def choose_model(model, log=print) -> tuple[Embedder, str]:
         return Embedder(fallback), note
 
 
+def _rank_text(rank: float | None) -> str:
+    return "—" if rank is None else f"{rank:g}"
+
+
 def format_table(docs: list[dict], correlation: dict | None) -> str:
     """The submissions and baselines: STS score with its interval, human score, both ranks."""
     scored = [d for d in docs]
@@ -342,7 +346,7 @@ def format_table(docs: list[dict], correlation: dict | None) -> str:
         lines.append(
             f"{doc['system']:<22} {r['score']:.4f}  [{ci['low']:.4f}, {ci['high']:.4f}]  "
             + (f"{human:.4f}" if human is not None else "   —  ")
-            + f"  {rank_:>8g}  {human_rank.get(doc['system'], float('nan')):>10g}"
+            + f"  {rank_:>8g}  {_rank_text(human_rank.get(doc['system'])):>10}"
         )
     if correlation:
         lines.append(
