@@ -13,7 +13,7 @@ import math
 from html import escape
 from pathlib import Path
 
-from argbench.leaderboard.table import Column, per_item, worst_items
+from argbench.leaderboard.table import Column, per_item, task_text, worst_items
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
@@ -85,7 +85,9 @@ def _row_html(row: dict, level: str) -> str:
     )
     cells = [
         f"<td class='n' data-v='{row['rank']}'>{row['rank']}</td>",
-        f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a></td>",
+        f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
+        + (f"<br><span class='small'>{escape(row['harness'])}</span>" if row["harness"] else "")
+        + "</td>",
         _cell(row["score"]),
         f"<td class='n' data-v='{_num(row['low'], 17)}'>[{_num(row['low'])}, {_num(row['high'])}]</td>",
         _cell(row["human_score"]),
@@ -116,7 +118,7 @@ def task_page(column: Column, notes: list[str]) -> str:
         f"<h1>{escape(column.title())}</h1>",
         f"<p>signature <code>{escape(column.signature)}</code><br>dataset "
         f"<code>{escape(_dataset_text(column.dataset))}</code>"
-        + (f"<br>harness task <code>{escape(column.task)}</code>" if column.task else "")
+        + (f"<br>harness task <code>{escape(task_text(column.task))}</code>" if column.task else "")
         + "</p>",
         f"<p class='small'>{column.stats['n_items']:,} items; {level} intervals: paired "
         f"percentile bootstrap over items, {column.stats['resamples']:,} resamples, seed "

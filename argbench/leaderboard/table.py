@@ -94,6 +94,27 @@ def _column_id(doc: dict) -> str:
     return json.dumps(ident, sort_keys=True, default=str)
 
 
+def task_text(task) -> str:
+    """A harness task as the pages name it: ``argbench/cqs_gen (prompt 7e684435)``."""
+    if isinstance(task, dict):
+        prompt = f" (prompt {task['prompt']})" if task.get("prompt") else ""
+        return f"{task.get('name')}{prompt}"
+    return str(task)
+
+
+def harness_text(doc: dict) -> str:
+    """How a harness run produced the result: harness, model type, model, generation limits."""
+    h = doc.get("harness")
+    if not isinstance(h, dict):
+        return ""
+    parts = [f"{h.get('name')} {h.get('version') or ''}".strip(), str(h.get("model") or "")]
+    if h.get("model_name"):
+        parts.append(str(h["model_name"]))
+    if h.get("limit"):
+        parts.append(f"--limit {h['limit']:g}")
+    return ", ".join(p for p in parts if p)
+
+
 def _model(signature: str) -> str:
     """The judge or embedding model a signature names (``model``, ``judge`` or ``llm``)."""
     from argbench.signature import Signature
@@ -200,6 +221,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "content_hash": column.dataset.get("content_hash"),
                 "signature": doc["signature"],
                 "model": _model(doc["signature"]),
+                "harness": harness_text(doc),
                 "path": column.paths[i],
                 "created": doc.get("created"),
             }
@@ -249,7 +271,7 @@ def _sortable(value) -> float:
 FIELDS = [
     "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
-    "human_score", "flags", "dataset_version", "content_hash", "signature", "model",
+    "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
 ]  # fmt: skip
 
 
@@ -314,7 +336,7 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
                 "key": c.key,
                 "signature": c.signature,
                 "dataset": c.dataset,
-                "harness_task": c.task,
+                "harness_task": c.task and task_text(c.task),
                 "correlation_with_human": c.correlation,
                 "rows": [flat(c, r) for r in c.rows],
             }
