@@ -8,6 +8,7 @@ import csv
 import json
 
 import numpy as np
+import pytest
 
 from argbench.cli import main
 from argbench.leaderboard.table import columns, read
@@ -192,3 +193,86 @@ def test_a_rebuild_removes_its_stale_pages_and_never_touches_other_files(tmp_pat
     assert main(["leaderboard", *paths, "--out", str(mine)]) == 2
     assert "did not write" in capsys.readouterr().err
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_harness_runs_name_their_task_and_run(tmp_path):
+    """import-harness documents carry the task as {name, prompt} and the run's settings."""
+    paths = []
+    for name in ("a", "b"):
+        doc = results(name, [1.0, 0.0] * 10)
+        doc["task"] = {"name": "argbench/cqs_gen", "prompt": "7e684435"}
+        doc["harness"] = {"name": "lm-eval", "version": "0.4.13", "model": "local-chat-completions",
+                          "model_name": name, "limit": 20.0}  # fmt: skip
+        paths.append(write(tmp_path, doc))
+    table, _ = columns(read(paths), resamples=200)
+    assert len(table) == 1 and table[0].rows[0]["harness"].startswith("lm-eval 0.4.13, local-chat")
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    assert "argbench/cqs_gen (prompt 7e684435)" in (out / f"{table[0].slug}.html").read_text()
+
+
+@pytest.mark.mirror
+def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path, minilm):
+    """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
+    through lm-eval's local-chat-completions on CQs-Gen, imported with argbench
+    import-harness and placed: a task of its own (its split and signature), named as the
+    135M model it is, marked incomplete (--limit 2)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.test_real_llm_judge import SKIP_ENV
+
+    if os.environ.get(SKIP_ENV) == "1":
+        pytest.skip(f"{SKIP_ENV}=1: the real LLM tests are switched off")
+    from argbench.harness import lm_eval_path
+    from argbench.llm import packaged_gguf, serve_gguf
+
+    bin_dir = Path(sys.executable).parent
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARGBENCH_"))},
+        "ARGBENCH_SOURCES": str(real_mirror),
+        "ARGBENCH_STS_MODEL": minilm,
+        "ARGBENCH_EMBEDDINGS_CACHE": str(tmp_path / "emb"),
+        "HF_DATASETS_CACHE": str(tmp_path / "datasets"),
+        "OPENAI_API_KEY": "local",
+    }
+    logs = tmp_path / "lm-eval"
+    with serve_gguf(packaged_gguf(), progress=False) as endpoint:
+        done = subprocess.run(
+            [
+                str(bin_dir / "lm_eval"),
+                "--model", "local-chat-completions",
+                "--model_args",
+                f"base_url={endpoint.base_url}/chat/completions,model={endpoint.model},"
+                "tokenizer_backend=none,max_retries=1",
+                "--apply_chat_template",
+                "--tasks", "argbench_cqs_gen",
+                "--include_path", str(lm_eval_path()),
+                "--limit", "2",
+                "--gen_kwargs", "max_gen_toks=48",
+                "--log_samples", "--output_path", str(logs),
+            ],
+            env=env, capture_output=True, text=True, timeout=1200,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported = tmp_path / "results"
+    done = subprocess.run(
+        [str(bin_dir / "argbench"), "import-harness", str(logs), "--out", str(imported)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    [path] = imported.glob("*.json")
+    site = tmp_path / "site"
+    assert main(["leaderboard", str(path), "--out", str(site), "--resamples", "200"]) == 0
+    board_json = json.loads((site / "leaderboard.json").read_text())
+    [task] = board_json
+    assert task["dataset"]["name"] == "cqs_gen" and task["harness_task"].startswith(
+        "argbench/cqs_gen"
+    )
+    [row] = task["rows"]
+    assert row["system"].startswith("SmolLM2-135M") and row["items"] == 2
+    assert row["complete"] is False and "not scored" in row["flags"]
+    assert "local-chat-completions" in row["harness"]
+    assert 0.0 <= row["score"] <= 1.0
