@@ -276,3 +276,10 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
     assert row["complete"] is False and "not scored" in row["flags"]
     assert "local-chat-completions" in row["harness"]
     assert 0.0 <= row["score"] <= 1.0
+
+
+def test_a_hub_dataset_names_its_commit(tmp_path):
+    hub = {**DATASET, "source": "hub:me/cqs", "revision": "main", "commit": "0123456789abcdef" * 2}
+    paths = [write(tmp_path, results(n, [1.0, 0.0] * 10, dataset=hub), n) for n in ("a", "b")]
+    table, _ = columns(read(paths), resamples=200)
+    assert table[0].rows[0]["dataset_version"] == "2.0.0 @ 0123456789ab"

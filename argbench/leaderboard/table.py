@@ -217,7 +217,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "human_score": result.get("human_score"),
                 "figures": _figures(result, column.key),
                 "flags": _flags(doc),
-                "dataset_version": column.dataset.get("version"),
+                "dataset_version": _revision(column.dataset),
                 "content_hash": column.dataset.get("content_hash"),
                 "signature": doc["signature"],
                 "model": _model(doc["signature"]),
@@ -262,6 +262,12 @@ def _flags(doc: dict) -> list[str]:
     result = doc["result"]
     counts = {**{k: result.get(k) for k in FLAGS}, "n_missing": doc.get("n_missing")}
     return [f"{n:,} {FLAGS[k]}" for k, n in counts.items() if isinstance(n, int) and n > 0]
+
+
+def _revision(dataset: dict) -> str:
+    """The dataset's version, and the Hub commit it was loaded at when it came from the Hub."""
+    commit = dataset.get("commit")
+    return f"{dataset.get('version')}" + (f" @ {commit[:12]}" if commit else "")
 
 
 def _sortable(value) -> float:
