@@ -59,6 +59,11 @@ reproduce: setup
 	fi; \
 	$(VENV)/bin/argbench reproduce --out $(OUT)/reproduction --plots \
 		$${judge:+--judge "$$judge" --judge-answers $(JUDGE_ANSWERS)}
+	# the leaderboard (docs/leaderboard.md): the releases' real systems scored, then the site
+	$(VENV)/bin/argbench submissions --out $(OUT)/systems
+	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
+		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard \
+		$$(command -v chromium >/dev/null && echo --screenshots)
 
 # The documentation site, offline, into site/ (fails on a broken link or any warning). BUILD is
 # a folder `make reproduce` wrote (its dataset cards and reproduction report go on the site);

@@ -7,7 +7,7 @@ reference questions (the first three, in the release's order):
   of those three references, so not an upper bound on the score);
 - ``shuffled``: the same questions with their words in a random order (seeded), a system
   that has the right vocabulary and no syntax;
-- ``generic``: three questions that fit any argument (``GENERIC``), the same everywhere.
+- ``generic``: three questions that fit any argument (``GENERIC`` in argbench.leaderboard.cqs_submissions), the same everywhere.
 
     python scripts/cq_baseline.py shuffled --out shuffled.json [--like trial_output.json]
 
@@ -21,25 +21,8 @@ import argparse
 import json
 import random
 
-GENERIC = [
-    "What evidence supports this claim?",
-    "Is the source of this information reliable?",
-    "Are there other factors that could explain this?",
-]
-
-
-def questions(kind: str, references: list[dict], rng: random.Random) -> list[str]:
-    if kind == "generic":
-        return list(GENERIC)
-    chosen = [r["cq"] for r in references[:3]]
-    if kind == "references":
-        return chosen
-    out = []
-    for question in chosen:
-        words = question.split()
-        rng.shuffle(words)
-        out.append(" ".join(words))
-    return out
+# one definition of the baselines, shared with the leaderboard's CQs-Gen page
+from argbench.leaderboard.cqs_submissions import baseline_questions
 
 
 def main(argv=None) -> int:
@@ -63,7 +46,7 @@ def main(argv=None) -> int:
     for row in split:
         if keep is not None and row["intervention_id"] not in keep:
             continue
-        texts = questions(args.kind, row["references"], rng)
+        texts = baseline_questions(args.kind, row["references"], rng)
         submission[row["intervention_id"]] = {
             "intervention_id": row["intervention_id"],
             "cqs": [{"id": i, "cq": q} for i, q in enumerate(texts)],

@@ -18,6 +18,7 @@ COMMANDS: list[str] = [
     "argbench.cli.compare",
     "argbench.cli.eval_results",
     "argbench.cli.harness",
+    "argbench.cli.leaderboard",
 ]
 
 

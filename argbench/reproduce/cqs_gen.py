@@ -368,4 +368,34 @@ def cqs_gen_system_output(ctx: Context) -> Section:
     return section
 
 
-SECTIONS = [cqs_gen_statistics, cqs_gen_tables12, cqs_gen_system_output, cqs_gen_human_agreement]
+def cqs_gen_submissions(ctx: Context) -> Section:
+    """§6.1: the 15 shared-task submissions re-scored by STS (argbench.leaderboard)."""
+    from argbench.embedding import Embedder
+    from argbench.leaderboard.cqs_submissions import ranking_correlation, score_systems
+
+    section = Section("CQs-Gen", "§6.1: STS ranking of the 15 shared-task submissions vs human")
+    model, note = ctx.embedding_model(STS_MODEL)
+    extended = ctx.load("cqs_gen", "extended", "test")
+    names = extended.features["references"].feature["label"].names
+    if model is not None:
+        scored = score_systems(list(extended), Embedder(model), names, baselines=())
+        r = ranking_correlation(
+            [s["score"] for _, s in scored], [s["human_score"] for _, s in scored]
+        )
+        sig, data = scored[0][1]["signature"], ctx.dataset("cqs_gen", "extended", "test", extended)
+        section.rows += [
+            row("Pearson r, STS vs human scores", r["pearson_scores"], "cqs_gen/sec61/sts_ranking",
+                note, comparable=not note, signature=sig, dataset=data),
+            Row("Spearman rho (ranks), STS vs human", r["spearman_ranks"], note=note,
+                signature=sig, kind="variant"),
+        ]  # fmt: skip
+    return section
+
+
+SECTIONS = [
+    cqs_gen_statistics,
+    cqs_gen_tables12,
+    cqs_gen_system_output,
+    cqs_gen_human_agreement,
+    cqs_gen_submissions,
+]

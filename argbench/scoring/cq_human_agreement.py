@@ -146,6 +146,21 @@ def cq_human_agreement(
     }
 
 
+def extended_references(interventions: Sequence[dict]) -> list[list[dict]]:
+    """Each row's ``references``, checked to carry ``submission`` (-1: an original reference;
+    k >= 0: a question of submission k), as ``cqs_gen`` config ``extended`` gives them."""
+    rows = []
+    for i, row in enumerate(interventions):
+        refs = row.get("references") if isinstance(row, dict) else None
+        if not refs or any("submission" not in r for r in refs):
+            raise ValueError(
+                f"interventions[{i}]: needs 'references' whose items carry 'submission' "
+                "(-1 for an original reference), e.g. cqs_gen config 'extended'"
+            )
+        rows.append(refs)
+    return rows
+
+
 def leave_one_submission_out(
     interventions: Sequence[dict],
     *,
@@ -175,15 +190,7 @@ def leave_one_submission_out(
             model = Embedder(
                 model, **{k: match_options.pop(k) for k in options if k in match_options}
             )
-    rows = []
-    for i, row in enumerate(interventions):
-        refs = row.get("references") if isinstance(row, dict) else None
-        if not refs or any("submission" not in r for r in refs):
-            raise ValueError(
-                f"interventions[{i}]: needs 'references' whose items carry 'submission' "
-                "(-1 for an original reference), e.g. cqs_gen config 'extended'"
-            )
-        rows.append(refs)
+    rows = extended_references(interventions)
     submissions = sorted({r["submission"] for refs in rows for r in refs} - {-1})
     if len(submissions) < 2:
         raise ValueError("leave-one-out needs at least two submissions")

@@ -1,0 +1,124 @@
+"""``argbench leaderboard RESULTS... --out DIR`` (the static site) and ``argbench submissions
+--out DIR`` (the 15 CQs-Gen shared-task submissions and the baselines, written and scored)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from argbench.cli import add_data_options, finite_float, positive_int, seed_int
+
+_DESCRIPTION = """\
+Build a static leaderboard site from results files (argbench evaluate --out, argbench
+submissions, argbench import-harness): index.html across benchmarks, one page per benchmark
+task, one page per system, and the tables as leaderboard.csv / leaderboard.json.
+
+A task (a column) holds results of one measurement: the same metric signature, split (content
+hash), harness task and items; anything else is a task of its own. Each row: rank, score with
+its bootstrap interval, items scored, complete or not, the paired test against the leader and
+the systems it cannot be told apart from (argbench compare's statistics). Pages work offline
+from disk (sorting and filtering are inline JavaScript; plots are inline SVG)."""
+
+
+def add_commands(subparsers) -> None:
+    command = subparsers.add_parser(
+        "leaderboard",
+        help="a static leaderboard site (HTML, CSV, JSON) from results files",
+        description=_DESCRIPTION,
+        epilog="example:\n  argbench leaderboard results/*.json --out site/",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.json)")
+    command.add_argument("--out", required=True, help="folder to write the site into")
+    _add_stats_options(command)
+    command.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=200 * 1024 * 1024,
+        help="refuse a results file larger than this (default 200 MB)",
+    )
+    command.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="a PNG of every page into OUT/screenshots/ (headless Chromium, $ARGBENCH_CHROMIUM)",
+    )
+    command.set_defaults(run=_cmd_leaderboard)
+
+    command = subparsers.add_parser(
+        "submissions",
+        help="the releases' real systems scored: CQs-Gen's 15 submissions (§6.1), CAM silver/gold",
+        description="cqs_gen: write the 15 CQs-Gen shared-task submissions of "
+        "extended_test.json as submission files (human labels beside them) and score them, "
+        "and the simple baselines, by the paper's §6.1 protocol (STS against the test "
+        "references plus the other submissions' questions, its own removed): "
+        "DIR/cqs_gen/submissions/, DIR/cqs_gen/results/, the table and the ranking "
+        "correlation on stdout. cam: CAM's ChatGPT (silver) and expert-edited (gold) answers "
+        "to the same 50 questions, scored as argbench evaluate scores a system (argument "
+        "relevance, overlap): DIR/cam/.",
+    )
+    command.add_argument("--out", required=True, help="folder for cqs_gen/ and cam/")
+    command.add_argument(
+        "--only", nargs="+", choices=["cqs_gen", "cam"], default=["cqs_gen", "cam"]
+    )
+    command.add_argument(
+        "--model",
+        default=None,
+        help="embedding model (default: the paper's stsb-mpnet-base-v2, else the offline "
+        "all-MiniLM-L6-v2, which is not the paper's protocol)",
+    )
+    command.add_argument("--threshold", type=finite_float, default=0.65, help="default 0.65")
+    _add_stats_options(command)
+    add_data_options(command)
+    command.set_defaults(run=_cmd_submissions)
+
+
+def _add_stats_options(command) -> None:
+    command.add_argument("--resamples", type=positive_int, default=10_000, help="default 10,000")
+    command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
+
+
+def _cmd_leaderboard(args) -> int:
+    from argbench.io import claim_output
+    from argbench.leaderboard.site import previous_build, record_build, table_files, write_site
+    from argbench.leaderboard.table import columns, read
+
+    out = Path(args.out)
+    previous = previous_build(out)  # before the claim: a refused folder is left untouched
+    claim_output(out / "index.html", inputs=args.results, suffixes=(".html",), what="--out")
+    docs = read(args.results, max_bytes=args.max_bytes)
+    table, refused = columns(docs, resamples=args.resamples, seed=args.seed)
+    if not table:
+        raise ValueError(
+            "no results file can be placed: " + "; ".join(r["reason"] for r in refused)
+        )
+    pages = write_site(table, refused, out)
+    for r in refused:
+        print(f"not placed: {r['path']}: {r['reason']}", file=sys.stderr)
+    print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
+    shots = []
+    if args.screenshots:
+        from argbench.leaderboard.browser import screenshots
+
+        shots = screenshots(pages, out / "screenshots")
+        print(f"{len(shots)} screenshots -> {out / 'screenshots'}")
+    record_build(out, [*pages, *table_files(table, out), *shots], previous)
+    return 0
+
+
+def _cmd_submissions(args) -> int:
+    from argbench.leaderboard import cam_silver_gold, cqs_submissions
+
+    options = {
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "sources": args.sources,
+        "cache_dir": args.cache_dir,
+        "command": "argbench " + " ".join(args.argv),
+    }
+    if "cam" in args.only:
+        cam_silver_gold.run(Path(args.out) / "cam", **options)
+    if "cqs_gen" in args.only:
+        model, threshold = args.model, args.threshold
+        cqs_submissions.run(Path(args.out) / "cqs_gen", model=model, threshold=threshold, **options)
+    return 0

@@ -1,0 +1,181 @@
+"""Headless Chromium for the leaderboard pages: screenshots into the build folder, and the
+page checks of tests/test_leaderboard_browser.py (rows, sorting, nothing from the network).
+
+One browser per :class:`Browser`, driven over the DevTools protocol (a websocket, through
+aiohttp, which ``datasets`` already installs): one launch for every page instead of one per
+screenshot. The browser is started on 127.0.0.1 with a fresh profile and stopped by its pid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+]
+
+
+MAX_HEIGHT = 6000  # pixels of a long page kept in its screenshot
+
+
+def find_chromium() -> str | None:
+    """The Chromium executable: ``$ARGBENCH_CHROMIUM``, else ``chromium`` on the PATH."""
+    chosen = os.environ.get("ARGBENCH_CHROMIUM")
+    if chosen:
+        return chosen
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class Browser:
+    """``with Browser() as b: b.open(path); b.evaluate("js"); b.screenshot(png)``."""
+
+    def __init__(self, executable: str | None = None, *, width=1400, height=1000, timeout=60.0):
+        self.executable = executable or find_chromium()
+        if self.executable is None:
+            raise FileNotFoundError(
+                "no Chromium found (apt-get install chromium, or set ARGBENCH_CHROMIUM)"
+            )
+        self.size, self.timeout = (width, height), timeout
+        self.requests: list[str] = []  # every URL the pages asked for
+        self._next = 0
+
+    def __enter__(self) -> Browser:
+        self._profile = tempfile.mkdtemp(prefix="argbench-chromium-")
+        self._process = subprocess.Popen(
+            [self.executable, *FLAGS, f"--user-data-dir={self._profile}", "about:blank"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its helpers in a group of its own, stopped with it
+        )
+        try:
+            port = self._port()
+            self._loop = asyncio.new_event_loop()
+            self._run(self._connect(port))
+            self.call("Page.enable")
+            self.call("Network.enable")
+            width, height = self.size
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            )
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _port(self) -> int:
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            line = self._process.stderr.readline()
+            if not line and self._process.poll() is not None:
+                break
+            found = re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", line)
+            if found:
+                return int(found.group(1))
+        raise RuntimeError(f"Chromium ({self.executable}) did not start its DevTools endpoint")
+
+    def _run(self, coroutine):
+        return self._loop.run_until_complete(asyncio.wait_for(coroutine, self.timeout))
+
+    async def _connect(self, port: int) -> None:
+        import aiohttp
+
+        self._session = aiohttp.ClientSession()
+        async with self._session.get(f"http://127.0.0.1:{port}/json/list") as reply:
+            targets = await reply.json()
+        page = next(t for t in targets if t["type"] == "page")
+        self._ws = await self._session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
+
+    async def _call(self, method: str, params: dict | None) -> dict:
+        self._next += 1
+        ident = self._next
+        await self._ws.send_str(json.dumps({"id": ident, "method": method, "params": params or {}}))
+        while True:
+            message = json.loads((await self._ws.receive()).data)
+            if message.get("method") == "Network.requestWillBeSent":
+                self.requests.append(message["params"]["request"]["url"])
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        return self._run(self._call(method, params))
+
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page (JSON-serialisable)."""
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"JavaScript error: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def open(self, path) -> None:
+        """Load a page from disk and wait until it is complete."""
+        self.call("Page.navigate", {"url": Path(path).resolve().as_uri()})
+        deadline = time.monotonic() + self.timeout
+        while self.evaluate("document.readyState") != "complete":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{path}: the page did not finish loading")
+            time.sleep(0.05)
+
+    def screenshot(self, png) -> Path:
+        """The whole page as a PNG, written through argbench.io."""
+        from argbench.io import atomic_write
+
+        size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], MAX_HEIGHT)}
+        shot = self.call(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True, "clip": {**clip, "scale": 1}},
+        )
+        return atomic_write(png, base64.b64decode(shot["data"]))
+
+    def __exit__(self, *exc) -> None:
+        loop = getattr(self, "_loop", None)
+        if loop is not None:
+            for name in ("_ws", "_session"):
+                if getattr(self, name, None) is not None:
+                    loop.run_until_complete(getattr(self, name).close())
+            loop.close()
+        if self._process.poll() is None:
+            os.killpg(self._process.pid, signal.SIGTERM)  # the group of the browser we started
+            try:
+                self._process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self._process.pid, signal.SIGKILL)
+                self._process.wait()
+        self._process.stderr.close()
+        shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def screenshots(pages, out_dir, executable: str | None = None) -> list[Path]:
+    """A PNG of each page into ``out_dir`` (``<page name>.png``), one browser for all."""
+    out = []
+    with Browser(executable) as browser:
+        for page in pages:
+            browser.open(page)
+            out.append(browser.screenshot(Path(out_dir) / f"{Path(page).stem}.png"))
+    return out

@@ -1,0 +1,351 @@
+"""Results files grouped into leaderboard columns, ranked, with intervals and paired tests.
+
+A column holds results of one measurement only: the same metric and signature, the same split
+(name, config, split, version, content hash), the same harness task and the same items, as
+``argbench compare`` requires; the statistics are ``compare``'s
+(:func:`argbench.results.compare_results`, :mod:`argbench.scoring.significance`). Results that
+differ in any of these go to another column, whose header says what it is; a result with no
+per-item headline cannot be ranked and is refused with the reason. Files are read only
+through :func:`argbench.results.read_results`, which refuses what it cannot trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_BYTES = 200 * 1024 * 1024  # a results file larger than this is refused before parsing
+ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the leader
+
+
+def headline_key(doc: dict) -> str | None:
+    """The per-item key a results document is ranked by. The one place that chooses it (the
+    metric's headline, ``argbench.results.PRIMARY``), so a headline table elsewhere can take
+    over here alone."""
+    from argbench.results import PRIMARY
+
+    return PRIMARY.get(doc.get("metric"))
+
+
+def read(paths, max_bytes: int = MAX_BYTES) -> list[tuple[str, dict]]:
+    """(path, document) for each results file, read with :func:`argbench.results.read_results`;
+    a file above ``max_bytes`` is refused before it is parsed."""
+    from argbench.results import read_results
+
+    out = []
+    for path in paths:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            raise ValueError(
+                f"{path}: {size:,} bytes, above the leaderboard's limit of {max_bytes:,} "
+                "(--max-bytes): not read"
+            )
+        out.append((str(path), read_results(path)))
+    return out
+
+
+@dataclass
+class Column:
+    """One measurement: a metric's headline on one split under one signature."""
+
+    metric: str
+    key: str
+    signature: str
+    dataset: dict
+    task: str | None
+    docs: list = field(default_factory=list)
+    paths: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    correlation: dict | None = None
+
+    @property
+    def slug(self) -> str:
+        ident = json.dumps([self.signature, self.dataset, self.task, self.docs[0]["item_ids"]])
+        name = "-".join(str(self.dataset.get(k) or "") for k in ("name", "config", "split"))
+        safe = "".join(c if c.isalnum() else "_" for c in f"{name}-{self.metric}")
+        return f"{safe}-{hashlib.sha256(ident.encode()).hexdigest()[:8]}"
+
+    @property
+    def benchmark(self) -> str:
+        return str(self.dataset.get("name") or "unknown")
+
+    def title(self) -> str:
+        where = "/".join(
+            str(self.dataset.get(k)) for k in ("name", "config", "split") if self.dataset.get(k)
+        )
+        return f"{where}: {self.metric} {self.key}"
+
+
+def _column_id(doc: dict) -> str:
+    from argbench.results import DATASET_FIELDS
+
+    dataset = doc.get("dataset") or {}
+    ident = [
+        doc["metric"],
+        headline_key(doc),
+        doc["signature"],
+        [dataset.get(k) for k in ("name", *DATASET_FIELDS)],
+        doc.get("task"),
+        sorted(doc["item_ids"]),
+    ]
+    return json.dumps(ident, sort_keys=True, default=str)
+
+
+def task_text(task) -> str:
+    """A harness task as the pages name it: ``argbench/cqs_gen (prompt 7e684435)``."""
+    if isinstance(task, dict):
+        prompt = f" (prompt {task['prompt']})" if task.get("prompt") else ""
+        return f"{task.get('name')}{prompt}"
+    return str(task)
+
+
+def harness_text(doc: dict) -> str:
+    """How a harness run produced the result: harness, model type, model, generation limits."""
+    h = doc.get("harness")
+    if not isinstance(h, dict):
+        return ""
+    parts = [f"{h.get('name')} {h.get('version') or ''}".strip(), str(h.get("model") or "")]
+    if h.get("model_name"):
+        parts.append(str(h["model_name"]))
+    if h.get("limit"):
+        parts.append(f"--limit {h['limit']:g}")
+    return ", ".join(p for p in parts if p)
+
+
+def _model(signature: str) -> str:
+    """The judge or embedding model a signature names (``model``, ``judge`` or ``llm``)."""
+    from argbench.signature import Signature
+
+    fields = Signature.parse(signature).fields
+    return "; ".join(f"{k} {fields[k]}" for k in ("model", "judge", "llm") if k in fields)
+
+
+def columns(
+    read_docs, *, resamples=10_000, seed=0, confidence=0.95
+) -> tuple[list[Column], list[dict]]:
+    """(columns, refused): each column ranked (:func:`rank`); ``refused``: ``{"path",
+    "system", "reason"}`` for results that cannot sit in any column."""
+    groups: dict[str, Column] = {}
+    refused = []
+    for path, doc in read_docs:
+        key = headline_key(doc)
+        per_item = (doc.get("result") or {}).get("per_item") or {}
+        if key is None or key not in per_item:
+            refused.append(
+                {
+                    "path": path,
+                    "system": doc.get("system"),
+                    "reason": f"{doc['metric']} has no per-item headline to rank and resample "
+                    f"(per-item: {', '.join(per_item) or 'none'})",
+                }
+            )
+            continue
+        ident = _column_id(doc)
+        if ident not in groups:
+            groups[ident] = Column(
+                doc["metric"], key, doc["signature"], doc.get("dataset") or {}, doc.get("task")
+            )
+        groups[ident].docs.append(doc)
+        groups[ident].paths.append(path)
+    out = list(groups.values())
+    for column in out:
+        rank(column, resamples=resamples, seed=seed, confidence=confidence)
+    out.sort(key=lambda c: (c.benchmark, c.title(), c.signature))
+    return out, refused
+
+
+def _stats(column: Column, resamples, seed, confidence) -> dict:
+    from argbench.results import compare_results
+    from argbench.scoring.significance import compare_systems
+
+    if len(column.docs) > 1:
+        return compare_results(
+            column.docs, column.key, resamples=resamples, seed=seed, confidence=confidence
+        )
+    doc = column.docs[0]  # compare needs two: one system's interval is the same bootstrap
+    values = [float("nan") if v is None else v for v in doc["result"]["per_item"][column.key]]
+    return compare_systems([values], [str(doc.get("system"))], resamples, seed, confidence)
+
+
+def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
+    """Fill ``column.rows``: best first, each with its interval, the paired test against the
+    leader and the systems it cannot be told apart from (p >= 0.05, either direction)."""
+    stats = _stats(column, resamples, seed, confidence)
+    p_of = {}
+    for pair in stats["pairs"]:
+        p_of[(pair["a"], pair["b"])] = p_of[(pair["b"], pair["a"])] = pair
+    order = sorted(range(len(column.docs)), key=lambda i: -_sortable(stats["systems"][i]["score"]))
+    leader = stats["systems"][order[0]]["name"]
+    rows = []
+    for place, i in enumerate(order, 1):
+        doc, system = column.docs[i], stats["systems"][i]
+        values = doc["result"]["per_item"][column.key]
+        pair = p_of.get((system["name"], leader))
+        difference = None
+        if pair is not None:
+            sign = 1 if pair["a"] == system["name"] else -1
+            difference = {
+                "difference": sign * pair["difference"],
+                "low": sign * (pair["low"] if sign > 0 else pair["high"]),
+                "high": sign * (pair["high"] if sign > 0 else pair["low"]),
+                "p_value": pair["p_value"],
+            }
+        apart = [
+            other["name"]
+            for other in stats["systems"]
+            if other["name"] != system["name"]
+            and p_of[(system["name"], other["name"])]["p_value"] >= ALPHA
+        ]
+        result = doc["result"]
+        rows.append(
+            {
+                "rank": place,
+                "index": i,  # of the document in column.docs
+                "system": system["name"],
+                "score": system["score"],
+                "low": system["low"],
+                "high": system["high"],
+                "items_scored": sum(1 for v in values if v is not None),
+                "items": len(values),
+                "complete": bool(result.get("complete", True)) and not doc.get("n_missing"),
+                "vs_leader": difference,
+                "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
+                "not_distinguishable_from": apart,
+                "human_score": result.get("human_score"),
+                "figures": _figures(result, column.key),
+                "flags": _flags(doc),
+                "dataset_version": _revision(column.dataset),
+                "content_hash": column.dataset.get("content_hash"),
+                "signature": doc["signature"],
+                "model": _model(doc["signature"]),
+                "harness": harness_text(doc),
+                "path": column.paths[i],
+                "created": doc.get("created"),
+            }
+        )
+    column.rows = rows
+    column.stats = {k: stats[k] for k in ("n_items", "resamples", "seed", "confidence")}
+    human = [r for r in rows if r["human_score"] is not None]
+    if len(human) >= 3:
+        from argbench.leaderboard.cqs_submissions import ranking_correlation
+
+        column.correlation = ranking_correlation(
+            [r["score"] for r in human], [r["human_score"] for r in human]
+        )
+
+
+def _figures(result: dict, key: str) -> dict:
+    """The result's other headline-level figures (precision and recall beside F1, the NAE
+    rate beside the score): its top-level finite floats."""
+    skip = {key, "human_score", "score"}
+    return {
+        k: v
+        for k, v in result.items()
+        if isinstance(v, float) and k not in skip and v == v and not k.startswith("n_")
+    }
+
+
+# counts a results document keeps that a reader of the board must see beside the score
+FLAGS = {
+    "n_missing": "items of the split without a prediction, not scored",
+    "n_long": "items with more questions than scored (the first ones scored)",
+    "n_missing_cqs": "items answered 'Missing CQs' (0 points)",
+    "n_duplicates": "questions repeated within an item",
+    "n_failed": "judgments that failed",
+}
+
+
+def _flags(doc: dict) -> list[str]:
+    result = doc["result"]
+    counts = {**{k: result.get(k) for k in FLAGS}, "n_missing": doc.get("n_missing")}
+    return [f"{n:,} {FLAGS[k]}" for k, n in counts.items() if isinstance(n, int) and n > 0]
+
+
+def _revision(dataset: dict) -> str:
+    """The dataset's version, and the Hub commit it was loaded at when it came from the Hub."""
+    commit = dataset.get("commit")
+    return f"{dataset.get('version')}" + (f" @ {commit[:12]}" if commit else "")
+
+
+def _sortable(value) -> float:
+    return float("-inf") if value is None or value != value else value
+
+
+FIELDS = [
+    "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
+    "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
+    "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
+]  # fmt: skip
+
+
+def flat(column: Column, row: dict) -> dict:
+    """One row as the CSV and JSON tables give it (the column's identity included)."""
+    versus = row["vs_leader"] or {}
+    out = {
+        "benchmark": column.benchmark,
+        "task": column.title(),
+        **{k: row[k] for k in FIELDS if k in row},
+        "vs_leader_difference": versus.get("difference"),
+        "vs_leader_p": versus.get("p_value"),
+    }
+    out["not_distinguishable_from"] = "; ".join(row["not_distinguishable_from"])
+    out["flags"] = "; ".join(row["flags"])
+    return {k: out.get(k) for k in ["benchmark", "task", *FIELDS]}
+
+
+def per_item(doc: dict, key: str) -> list[tuple[str, float | None]]:
+    """(item id, value) in the results file's order."""
+    return list(zip(doc["item_ids"], doc["result"]["per_item"][key], strict=True))
+
+
+def worst_items(doc: dict, key: str, n: int = 10) -> list[dict]:
+    """The ``n`` lowest-scored items, with the system's own text where the result keeps it
+    (``questions``) and the labels the metric gave."""
+    result = doc["result"]
+    items = [(i, item, v) for i, (item, v) in enumerate(per_item(doc, key)) if v is not None]
+    items.sort(key=lambda t: (t[2], t[0]))
+    out = []
+    for index, item, value in items[:n]:
+        entry = {"item": item, "value": value}
+        for name in ("questions", "labels", "human_labels"):
+            values = result.get(name)
+            if isinstance(values, list) and len(values) == len(doc["item_ids"]):
+                entry[name] = values[index]
+        out.append(entry)
+    return out
+
+
+def write_tables(columns_: list[Column], stem: Path) -> None:
+    """``<stem>.csv`` (one line per row) and ``<stem>.json`` (each column with its identity
+    and its rows)."""
+    import csv
+    import io
+
+    from argbench.io import atomic_write, write_json
+
+    stem = Path(stem)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=["benchmark", "task", *FIELDS], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(flat(c, r) for c in columns_ for r in c.rows)
+    atomic_write(stem.with_name(stem.name + ".csv"), buffer.getvalue())
+    write_json(
+        stem.with_name(stem.name + ".json"),
+        [
+            {
+                "benchmark": c.benchmark,
+                "task": c.title(),
+                "metric": c.metric,
+                "key": c.key,
+                "signature": c.signature,
+                "dataset": c.dataset,
+                "harness_task": c.task and task_text(c.task),
+                "correlation_with_human": c.correlation,
+                "rows": [flat(c, r) for r in c.rows],
+            }
+            for c in columns_
+        ],
+    )

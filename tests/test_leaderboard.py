@@ -1,0 +1,285 @@
+"""``argbench leaderboard``: columns of one measurement, ranks, intervals, paired tests, the
+site's files, and the hostile cases (other signatures or splits, edited or partial files,
+HTML in a name or a question, a huge file)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from argbench.cli import main
+from argbench.leaderboard.table import columns, read
+from argbench.results import document, write_results
+
+SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
+DATASET = {
+    "name": "cqs_gen",
+    "config": "extended",
+    "split": "test",
+    "version": "2.0.0",
+    "content_hash": "sha256:" + "ab" * 32,
+    "source": "argbench",
+}
+IDS = [f"i{k}" for k in range(20)]
+
+
+class _Split:
+    def __init__(self, identity):
+        self._identity = identity
+
+    def identity(self):
+        return dict(self._identity)
+
+
+def results(system, values, *, signature=SIGNATURE, dataset=DATASET, ids=IDS, **extra):
+    result = {
+        "score": float(np.mean([v for v in values if v is not None])),
+        "signature": signature,
+        "per_item": {"score": list(values)},
+        **extra,
+    }
+    return document(
+        "cq_reference_match", result, split=_Split(dataset), item_ids=ids, system=system
+    )
+
+
+def write(tmp_path, doc, name=None):
+    return str(write_results(doc, tmp_path / f"{name or doc['system']}.json"))
+
+
+def board(tmp_path):
+    rng = np.random.default_rng(0)
+    good = (rng.random(20) < 0.8).astype(float)
+    bad = (rng.random(20) < 0.2).astype(float)
+    return [
+        write(tmp_path, results("strong", list(good))),
+        write(tmp_path, results("weak", list(bad))),
+        write(tmp_path, results("strong-twin", list(good))),
+    ]
+
+
+def test_ranks_intervals_and_who_cannot_be_told_apart(tmp_path):
+    table, refused = columns(read(board(tmp_path)), resamples=2000)
+    assert not refused and len(table) == 1
+    rows = table[0].rows
+    assert [r["system"] for r in rows][:2] in (["strong", "strong-twin"], ["strong-twin", "strong"])
+    assert rows[-1]["system"] == "weak" and rows[-1]["rank"] == 3
+    leader, twin, weak = rows
+    assert leader["vs_leader"] is None and leader["low"] <= leader["score"] <= leader["high"]
+    assert twin["vs_leader"]["difference"] == 0 and twin["tied_with_leader"]
+    assert weak["vs_leader"]["p_value"] < 0.05 and not weak["tied_with_leader"]
+    assert weak["vs_leader"]["high"] < 0  # weak - leader, interval below zero
+    assert twin["system"] in leader["not_distinguishable_from"]
+    assert "weak" not in leader["not_distinguishable_from"]
+    assert leader["items_scored"] == 20 and leader["complete"]
+
+
+def test_other_signatures_and_splits_are_other_columns(tmp_path):
+    paths = board(tmp_path)
+    other_model = SIGNATURE.replace("m@abc", "other@def")
+    other_data = {**DATASET, "content_hash": "sha256:" + "cd" * 32}
+    paths += [
+        write(tmp_path, results("strong", [1.0] * 20, signature=other_model), "strong-other-model"),
+        write(tmp_path, results("strong", [1.0] * 20, dataset=other_data), "strong-other-data"),
+        write(tmp_path, results("partial", [1.0] * 10, ids=IDS[:10])),
+    ]
+    table, refused = columns(read(paths), resamples=500)
+    assert len(table) == 4 and not refused
+    sizes = sorted(len(c.rows) for c in table)
+    assert sizes == [1, 1, 1, 3]
+    for column in table:  # a column never mixes signatures, splits or item sets
+        assert len({d["signature"] for d in column.docs}) == 1
+        assert len({d["dataset"]["content_hash"] for d in column.docs}) == 1
+        assert len({tuple(d["item_ids"]) for d in column.docs}) == 1
+
+
+def test_a_result_without_per_item_headline_is_refused_with_the_reason(tmp_path):
+    doc = results("x", [1.0] * 20)
+    doc["metric"] = "cr_diversity"
+    paths = [*board(tmp_path), write(tmp_path, doc, "diversity")]
+    table, refused = columns(read(paths), resamples=200)
+    assert len(table) == 1
+    assert refused[0]["system"] == "x" and "no per-item headline" in refused[0]["reason"]
+
+
+def test_site_files_and_escaping(tmp_path):
+    evil = "<script>alert(1)</script>"
+    paths = board(tmp_path)
+    paths.append(
+        write(
+            tmp_path,
+            results(
+                evil,
+                [0.5] * 20,
+                questions=[[f"<img src=x onerror=alert({k})>?"] for k in range(20)],
+            ),
+            "evil",
+        )
+    )
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "500"]) == 0
+    pages = sorted(p.name for p in out.glob("*.html"))
+    assert "index.html" in pages and len(pages) == 1 + 1 + 4  # index, the task, 4 systems
+    for page in out.glob("*.html"):
+        text = page.read_text()
+        assert "<script>alert" not in text and "<img src=x" not in text, page.name
+        assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in text  # nothing loaded from the network
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "index.html").read_text() or any(
+        "&lt;script&gt;" in p.read_text() for p in out.glob("*.html")
+    )
+    with open(out / "leaderboard.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 4 and rows[0]["rank"] == "1"
+    assert {r["system"] for r in rows} == {"strong", "weak", "strong-twin", evil}  # data, as is
+    data = json.loads((out / "leaderboard.json").read_text())
+    assert data[0]["signature"] == SIGNATURE and data[0]["dataset"]["content_hash"]
+    system_page = next(p for p in out.glob("system-*.html") if "script" in p.name)
+    assert "&lt;img src=x onerror=alert(" in system_page.read_text()  # worst items, escaped
+    assert "<svg" in system_page.read_text()
+
+
+def test_edited_or_partial_files_are_refused(tmp_path, capsys):
+    paths = board(tmp_path)
+    doc = json.loads(open(paths[0]).read())
+    doc["result"]["per_item"]["score"] = doc["result"]["per_item"]["score"][:5]
+    (tmp_path / "edited.json").write_text(json.dumps(doc))
+    (tmp_path / "cut.json").write_text(open(paths[1]).read()[:200])
+    out = tmp_path / "site"
+    for bad in ("edited.json", "cut.json"):
+        status = main(["leaderboard", paths[2], str(tmp_path / bad), "--out", str(out)])
+        assert status == 2
+        assert bad in capsys.readouterr().err
+    assert not (out / "leaderboard.csv").exists()  # nothing written from a refused file
+
+
+def test_a_huge_file_is_refused_before_it_is_read(tmp_path, capsys):
+    paths = board(tmp_path)
+    status = main(["leaderboard", *paths, "--out", str(tmp_path / "s"), "--max-bytes", "100"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "above the leaderboard's limit of 100" in err and "strong.json" in err
+
+
+def test_the_out_folder_may_not_be_an_input(tmp_path, capsys):
+    paths = board(tmp_path)
+    status = main(["leaderboard", *paths, "--out", paths[0]])
+    assert status == 2
+
+
+def test_a_submission_with_four_questions_is_flagged_on_its_row(tmp_path):
+    """cq_reference_match scores the first three of four questions and counts the item in
+    n_long; the board says so beside the score instead of hiding it."""
+    paths = [*board(tmp_path), write(tmp_path, results("four", [1.0] * 20, n_long=1))]
+    table, _ = columns(read(paths), resamples=200)
+    row = next(r for r in table[0].rows if r["system"] == "four")
+    assert row["flags"] == ["1 items with more questions than scored (the first ones scored)"]
+    assert all(not r["flags"] for r in table[0].rows if r["system"] != "four")
+
+
+def test_a_rebuild_removes_its_stale_pages_and_never_touches_other_files(tmp_path, capsys):
+    paths = board(tmp_path)
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    weak_page = next(out.glob("system-weak-*.html"))
+    assert main(["leaderboard", paths[0], paths[2], "--out", str(out), "--resamples", "200"]) == 0
+    assert not weak_page.exists() and (out / "index.html").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my own file")
+    assert main(["leaderboard", *paths, "--out", str(mine)]) == 2
+    assert "did not write" in capsys.readouterr().err
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_harness_runs_name_their_task_and_run(tmp_path):
+    """import-harness documents carry the task as {name, prompt} and the run's settings."""
+    paths = []
+    for name in ("a", "b"):
+        doc = results(name, [1.0, 0.0] * 10)
+        doc["task"] = {"name": "argbench/cqs_gen", "prompt": "7e684435"}
+        doc["harness"] = {"name": "lm-eval", "version": "0.4.13", "model": "local-chat-completions",
+                          "model_name": name, "limit": 20.0}  # fmt: skip
+        paths.append(write(tmp_path, doc))
+    table, _ = columns(read(paths), resamples=200)
+    assert len(table) == 1 and table[0].rows[0]["harness"].startswith("lm-eval 0.4.13, local-chat")
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    assert "argbench/cqs_gen (prompt 7e684435)" in (out / f"{table[0].slug}.html").read_text()
+
+
+@pytest.mark.mirror
+def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path, minilm):
+    """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
+    through lm-eval's local-chat-completions on CQs-Gen, imported with argbench
+    import-harness and placed: a task of its own (its split and signature), named as the
+    135M model it is, marked incomplete (--limit 2)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.test_real_llm_judge import SKIP_ENV
+
+    if os.environ.get(SKIP_ENV) == "1":
+        pytest.skip(f"{SKIP_ENV}=1: the real LLM tests are switched off")
+    from argbench.harness import lm_eval_path
+    from argbench.llm import packaged_gguf, serve_gguf
+
+    bin_dir = Path(sys.executable).parent
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARGBENCH_"))},
+        "ARGBENCH_SOURCES": str(real_mirror),
+        "ARGBENCH_STS_MODEL": minilm,
+        "ARGBENCH_EMBEDDINGS_CACHE": str(tmp_path / "emb"),
+        "HF_DATASETS_CACHE": str(tmp_path / "datasets"),
+        "OPENAI_API_KEY": "local",
+    }
+    logs = tmp_path / "lm-eval"
+    with serve_gguf(packaged_gguf(), progress=False) as endpoint:
+        done = subprocess.run(
+            [
+                str(bin_dir / "lm_eval"),
+                "--model", "local-chat-completions",
+                "--model_args",
+                f"base_url={endpoint.base_url}/chat/completions,model={endpoint.model},"
+                "tokenizer_backend=none,max_retries=1",
+                "--apply_chat_template",
+                "--tasks", "argbench_cqs_gen",
+                "--include_path", str(lm_eval_path()),
+                "--limit", "2",
+                "--gen_kwargs", "max_gen_toks=48",
+                "--log_samples", "--output_path", str(logs),
+            ],
+            env=env, capture_output=True, text=True, timeout=1200,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported = tmp_path / "results"
+    done = subprocess.run(
+        [str(bin_dir / "argbench"), "import-harness", str(logs), "--out", str(imported)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    [path] = imported.glob("*.json")
+    site = tmp_path / "site"
+    assert main(["leaderboard", str(path), "--out", str(site), "--resamples", "200"]) == 0
+    board_json = json.loads((site / "leaderboard.json").read_text())
+    [task] = board_json
+    assert task["dataset"]["name"] == "cqs_gen" and task["harness_task"].startswith(
+        "argbench/cqs_gen"
+    )
+    [row] = task["rows"]
+    assert row["system"].startswith("SmolLM2-135M") and row["items"] == 2
+    assert row["complete"] is False and "not scored" in row["flags"]
+    assert "local-chat-completions" in row["harness"]
+    assert 0.0 <= row["score"] <= 1.0
+
+
+def test_a_hub_dataset_names_its_commit(tmp_path):
+    hub = {**DATASET, "source": "hub:me/cqs", "revision": "main", "commit": "0123456789abcdef" * 2}
+    paths = [write(tmp_path, results(n, [1.0, 0.0] * 10, dataset=hub), n) for n in ("a", "b")]
+    table, _ = columns(read(paths), resamples=200)
+    assert table[0].rows[0]["dataset_version"] == "2.0.0 @ 0123456789ab"

@@ -1,0 +1,96 @@
+"""The leaderboard pages in a real browser (headless Chromium on 127.0.0.1, a fresh profile):
+rows, intervals, sorting and filtering work from disk, nothing is fetched from the network,
+injected markup stays text, and every page has a screenshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from argbench.cli import main
+from argbench.leaderboard.browser import Browser, find_chromium
+from tests.test_leaderboard import SIGNATURE, board, results, write
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None, reason="no Chromium (apt-get install chromium; CI installs it)"
+)
+
+ROWS = "[...document.querySelectorAll('#board tbody tr')]"
+VISIBLE = f"{ROWS}.filter(r => r.style.display !== 'none').map(r => r.children[1].textContent)"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("board")
+    paths = board(tmp)
+    evil = "<img src=x onerror=\"document.title='pwned'\">"
+    paths.append(write(tmp, results(evil, [0.5] * 20, questions=[["<b>bold?</b>"]] * 20), "evil"))
+    other = SIGNATURE.replace("m@abc", "other@def")
+    paths.append(write(tmp, results("other-model", [1.0] * 20, signature=other), "other"))
+    out = tmp / "site"
+    assert (
+        main(["leaderboard", *paths, "--out", str(out), "--resamples", "500", "--screenshots"]) == 0
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with Browser() as b:
+        yield b
+
+
+def task_pages(site):
+    return sorted(
+        p
+        for p in site.glob("*.html")
+        if p.name != "index.html" and not p.name.startswith("system-")
+    )
+
+
+def test_rows_intervals_sorting_filtering(site, browser):
+    pages = task_pages(site)
+    assert len(pages) == 2  # the other model's result is a task of its own
+    main_page = next(p for p in pages if "strong" in p.read_text())
+    browser.open(main_page)
+    assert browser.evaluate(f"{ROWS}.length") == 4
+    names = browser.evaluate(VISIBLE)
+    assert names[-1] == "weak" and "other-model" not in names
+    cells = browser.evaluate(f"{ROWS}.map(r => r.children[3].textContent)")
+    assert all(c.startswith("[0.") or c.startswith("[1.") for c in cells), cells
+    # click "score": ascending, then descending
+    browser.evaluate("document.querySelectorAll('#board th')[2].click()")
+    ascending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[2].dataset.v))")
+    assert ascending == sorted(ascending) and browser.evaluate(VISIBLE)[0] == "weak"
+    browser.evaluate("document.querySelectorAll('#board th')[2].click()")
+    descending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[2].dataset.v))")
+    assert descending == sorted(descending, reverse=True)
+    # filter: type into the box
+    browser.evaluate(
+        "(() => {const i = document.querySelector('input.filter'); i.value = 'weak';"
+        " i.dispatchEvent(new Event('input')); })()"
+    )
+    assert browser.evaluate(VISIBLE) == ["weak"]
+
+
+def test_injected_markup_stays_text_and_nothing_comes_from_the_network(site, browser):
+    for page in sorted(site.glob("*.html")):
+        browser.open(page)
+        assert browser.evaluate("document.title") != "pwned", page.name
+        assert browser.evaluate("document.querySelectorAll('img, b').length") == 0, page.name
+        assert browser.evaluate("document.querySelectorAll('script').length") == 1, page.name
+    system = next(p for p in site.glob("system-*.html") if "onerror" in p.read_text())
+    browser.open(system)
+    assert "<b>bold?</b>" in browser.evaluate("document.body.textContent")
+    assert "onerror" in browser.evaluate("document.querySelector('h1').textContent")
+    assert browser.requests and all(u.startswith("file://") for u in browser.requests), {
+        u for u in browser.requests if not u.startswith("file://")
+    }
+
+
+def test_a_screenshot_of_each_page(site):
+    pages = {p.stem for p in site.glob("*.html")}
+    shots = {p.stem for p in (site / "screenshots").glob("*.png")}
+    assert pages == shots
+    for png in (site / "screenshots").glob("*.png"):
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png.name

@@ -1,0 +1,197 @@
+"""The CQs-Gen shared-task submissions: extraction, submission files, the §6.1 protocol (own
+questions removed), encoding once, the human score and the ranking correlation."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from argbench.constants import CQ_LABELS
+from argbench.embedding import Embedder
+from argbench.leaderboard.cqs_submissions import (
+    PROTOCOL,
+    VectorTable,
+    format_table,
+    ranking_correlation,
+    ranks,
+    results_documents,
+    score_systems,
+    split_submissions,
+    write_submission_files,
+)
+
+NAMES = list(CQ_LABELS)
+
+
+def _ref(text, label, submission, k):
+    return {"id": f"q{submission}_{k}", "cq": text, "label": label, "submission": submission}
+
+
+def rows():
+    """Two interventions: test references, then three submissions of (up to) 3 questions."""
+    return [
+        {
+            "intervention_id": "A",
+            "references": [
+                _ref("Is the economy really growing as fast as claimed?", "Useful", -1, 0),
+                _ref("Who benefits from the tax cut?", "Unhelpful", -1, 1),
+                _ref("What do penguins eat in Antarctica during winter?", "Useful", 0, 0),
+                _ref("Is economic growth as fast as the speaker says?", 0, 0, 1),
+                _ref("Who gains from this tax cut?", "Invalid", 1, 0),
+                _ref("Which benefits does the tax cut bring and to whom?", "Useful", 1, 1),
+                _ref("Is the claimed growth rate of the economy accurate?", "Useful", 2, 0),
+            ],
+        },
+        {
+            "intervention_id": "B",
+            "references": [
+                _ref("Does the evidence support a ban on cars?", "Useful", -1, 0),
+                _ref("Are cars the main source of pollution?", "Useful", 0, 0),
+                _ref("Is banning cars supported by the evidence?", "Invalid", 1, 0),
+                _ref("Are cars really the main polluters in cities?", "Unhelpful", 2, 0),
+            ],
+        },
+    ]
+
+
+def test_split_and_write_submission_files(tmp_path):
+    subs = split_submissions(rows(), expected=3)
+    assert list(subs) == [0, 1, 2]
+    assert [r["cq"] for r in subs[1]["A"]] == [
+        "Who gains from this tax cut?",
+        "Which benefits does the tax cut bring and to whom?",
+    ]
+    with pytest.raises(ValueError, match="expected 15 submissions.*found 3"):
+        split_submissions(rows())
+    write_submission_files(rows(), tmp_path, NAMES, expected=3)
+    sub = json.loads((tmp_path / "submission_00.json").read_text())
+    assert sub["A"] == {
+        "intervention_id": "A",
+        "cqs": [
+            {"id": 0, "cq": "What do penguins eat in Antarctica during winter?"},
+            {"id": 1, "cq": "Is economic growth as fast as the speaker says?"},
+        ],
+    }
+    labels = json.loads((tmp_path / "submission_00.labels.json").read_text())
+    assert labels == {"A": ["Useful", "Useful"], "B": ["Useful"]}  # ClassLabel 0 -> its name
+
+
+def test_rows_without_submission_marks_are_refused():
+    bad = [{"intervention_id": "A", "references": [{"id": "1", "cq": "q", "label": 0}]}]
+    with pytest.raises(ValueError, match=r"interventions\[0\].*'submission'"):
+        split_submissions(bad)
+
+
+@pytest.fixture(scope="module")
+def scored(minilm):
+    return score_systems(rows(), Embedder(minilm, cache_dir=False), NAMES, expected=3)
+
+
+def test_own_questions_are_removed(scored):
+    """§6.1: a submission is matched against the others' questions, never its own. Its
+    penguin question has no counterpart elsewhere: NAE (it would match itself, Useful, if its
+    own questions stayed among the references)."""
+    by_name = {s["system"]: r for s, r in scored}
+    sub0 = by_name["submission_00"]
+    assert sub0["labels"][0][0] == "not_able_to_evaluate"
+    assert PROTOCOL in sub0["signature"] and "refs:" in sub0["signature"]
+    # submission 1's "tax cut" questions match the test reference or submission 0/2, not its own
+    assert all(
+        m is None or not m.startswith("q1_")
+        for row in by_name["submission_01"]["matched_ids"]
+        for m in row
+    )
+    assert by_name["submission_00"]["human_score"] == pytest.approx(1.0)
+    assert by_name["submission_01"]["human_score"] == pytest.approx(
+        1 / 3
+    )  # Invalid, Useful, Invalid
+    # a baseline has no human labels and nothing of its own to remove
+    assert by_name["baseline_generic"]["human_score"] is None
+    assert by_name["baseline_references"]["score"] > 0  # copies test references: matched at 1.0
+
+
+def test_encoded_once_equals_the_per_submission_loop(minilm, scored):
+    embedder = Embedder(minilm, cache_dir=False)
+    naive = score_systems(rows(), embedder, NAMES, expected=3, shared=False)
+    for (a, ra), (b, rb) in zip(scored, naive, strict=True):
+        assert a["system"] == b["system"]
+        assert ra["labels"] == rb["labels"]
+        assert ra["score"] == pytest.approx(rb["score"], abs=1e-12)
+        assert ra["signature"] == rb["signature"]
+    texts = {r["cq"] for row in rows() for r in row["references"]}
+    assert embedder.n_encoded > len(texts)  # the loop re-encodes shared references
+
+
+def test_vector_table_refuses_a_text_it_did_not_encode(minilm):
+    table = VectorTable(Embedder(minilm, cache_dir=False), ["a question?"])
+    assert table.encode(["a question?"]).shape[0] == 1
+    with pytest.raises(KeyError, match="not encoded beforehand"):
+        table.encode(["another question?"])
+
+
+def test_ranking_correlation_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(0)
+    a = rng.random(15)
+    h = np.round(a + rng.normal(0, 0.2, 15), 1)  # ties on the human side
+    got = ranking_correlation(a, h)
+    assert got["pearson_scores"] == pytest.approx(stats.pearsonr(a, h)[0])
+    assert got["spearman_ranks"] == pytest.approx(stats.spearmanr(a, h)[0])
+    assert list(ranks([0.5, 0.9, 0.5, 0.1])) == [2.5, 1.0, 2.5, 4.0]
+    with pytest.raises(ValueError, match="3 or more"):
+        ranking_correlation([1, 2], [1, 2])
+
+
+def test_results_documents_read_back(scored, tmp_path):
+    from argbench.results import read_results, write_results
+
+    docs = results_documents(scored, None, resamples=200)
+    path = write_results(docs[0], tmp_path / "s0.json")
+    back = read_results(path)
+    assert back["system"] == "submission_00" and back["item_ids"] == ["A", "B"]
+    assert back["result"]["human_score"] == pytest.approx(1.0)
+    assert back["result"]["ci"]["score"]["low"] <= back["result"]["score"]
+    table = format_table(docs, ranking_correlation([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]))
+    assert "submission_00" in table and "Pearson on scores -1.000" in table
+
+
+@pytest.mark.mirror
+def test_the_release_holds_15_submissions_of_34_interventions(real_mirror, tmp_path):
+    import argbench
+
+    split = argbench.load_dataset(
+        "cqs_gen", "extended", "test", sources=real_mirror, cache_dir=str(tmp_path)
+    )
+    subs = split_submissions(list(split))
+    assert len(subs) == 15
+    assert all(len(by) == 34 for by in subs.values())
+    sizes = sorted(sum(len(qs) for qs in by.values()) for by in subs.values())
+    assert sum(sizes) == 1528 and sizes[:2] == [101, 101] and sizes[2:] == [102] * 13
+    written = write_submission_files(
+        list(split), tmp_path / "subs", split.features["references"].feature["label"].names
+    )
+    assert len(written) == 30
+
+
+def test_scores_equal_but_for_float_rounding_are_tied():
+    a, b = 0.1 + 0.2, 0.3  # 0.30000000000000004 and 0.3
+    assert a != b
+    assert list(ranks([a, b, 0.1])) == [1.5, 1.5, 3.0]
+
+
+@pytest.mark.mirror
+def test_the_reproduce_row_on_the_release(real_mirror, tmp_path, minilm):
+    """§6.1 on the real 15 submissions with the offline MiniLM: Pearson 0.70 on the scores,
+    shown beside the paper's 0.69 but not counted (not the paper's model)."""
+    from argbench.reproduce.cqs_gen import cqs_gen_submissions
+    from argbench.reproduce.report import Context
+
+    ctx = Context(out_dir=tmp_path, sources=str(real_mirror), cache_dir=str(tmp_path / "c"))
+    ctx.model = minilm
+    pearson, spearman = cqs_gen_submissions(ctx).rows
+    assert pearson.published == 0.69 and not pearson.comparable and pearson.reproduced is None
+    assert pearson.argbench == pytest.approx(0.7015, abs=1e-3)
+    assert spearman.argbench == pytest.approx(0.583, abs=1e-3)
+    assert "refs:test+submissions-own" in pearson.signature
