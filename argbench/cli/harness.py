@@ -51,6 +51,7 @@ def _cmd_path(args) -> int:
 
 def _cmd_import(args) -> int:
     from argbench.harness.convert import check_out, import_harness, save
+    from argbench.scoring.headline import headline_of
 
     check_out(args.out)  # before any log is read or scored
     command = "argbench " + " ".join(args.argv)
@@ -61,9 +62,9 @@ def _cmd_import(args) -> int:
         print("argbench import-harness: no argbench task in the given logs", file=sys.stderr)
         return 2
     for target, doc, written in save(items, args.out):
-        result = doc["result"]
-        headline = {k: result.get(k) for k in ("score", "auroc", "f1", "jaccard_text", "aac")}
-        shown = ", ".join(f"{k} {v:.4f}" for k, v in headline.items() if v is not None)
+        key = headline_of(doc["metric"]).value
+        value = doc["result"].get(key)
+        shown = f"{key} {value:.4f}" if isinstance(value, (int, float)) else f"{key} -"
         missing = f", {doc['n_missing']:,} not run" if doc["n_missing"] else ""
         again = "" if written else " (already imported: left as it was)"
         print(f"{target}: {doc['n_items']:,} items{missing}; {shown}{again}")

@@ -280,19 +280,19 @@ def ranking_correlation(automatic: Sequence[float], human: Sequence[float]) -> d
 
 
 def results_documents(scored, split, *, resamples=10_000, seed=0, command=None) -> list[dict]:
-    """One results document per scored system (:func:`argbench.results.document`), with a
-    bootstrap interval over the interventions and the human score kept in the result."""
-    from argbench.results import add_intervals, document
+    """One results document per scored system (:func:`argbench.results.build_document`), with
+    a bootstrap interval over the interventions and the human score kept in the result."""
+    from argbench.results import add_intervals, build_document
 
     docs = []
     for system, result in scored:
         add_intervals(result, resamples, seed)
         docs.append(
-            document(
+            build_document(
                 "cq_reference_match",
                 result,
-                split=split,
-                item_ids=result["intervention_ids"],
+                split,
+                result["intervention_ids"],
                 system=system["system"],
                 command=command,
             )

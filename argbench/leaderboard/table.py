@@ -22,12 +22,12 @@ ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the lea
 
 
 def headline_key(doc: dict) -> str | None:
-    """The per-item key a results document is ranked by. The one place that chooses it (the
-    metric's headline, ``argbench.results.PRIMARY``), so a headline table elsewhere can take
-    over here alone."""
-    from argbench.results import PRIMARY
+    """The per-item key a results document is ranked by: the metric's headline pair key in
+    ``argbench.scoring.headline`` (None: the metric has no per-item headline to rank)."""
+    from argbench.scoring.headline import HEADLINES
 
-    return PRIMARY.get(doc.get("metric"))
+    headline = HEADLINES.get(doc.get("metric"))
+    return headline.pair if headline else None
 
 
 def read(paths, max_bytes: int = MAX_BYTES) -> list[tuple[str, dict]]:
