@@ -231,6 +231,9 @@ class ChatEndpoint:
         while True:
             attempt += 1
             in_flight, shared, started = gate.enter()
+            if run.stop.is_set():  # the run ended while this request waited for a slot
+                gate.leave(started, False, shared)
+                raise LLMError("stopped")
             answered = False
             try:
                 reply = self._ask(
