@@ -112,6 +112,10 @@ class TokenRefusedError(PublishError, BadInput):
     token at all)."""
 
 
+class OtherCorpusError(PublishError, BadInput):
+    """The repo holds another corpus: the repo id given is wrong for this corpus (exit 2)."""
+
+
 HUB_TIMEOUT_ENV = "ARGBENCH_HUB_TIMEOUT"
 
 
@@ -298,7 +302,7 @@ def _check_same_corpus(plan: dict, api, timeout: float, replace: bool) -> list[s
     if replace:
         return ["*", "**"]  # everything but this build (.gitattributes is kept by the client)
     held = f"corpus {theirs!r}" if theirs else f"{len(present)} files that are not {ours!r}"
-    raise PublishError(
+    raise OtherCorpusError(
         f"{repo_id} already holds {held} ({', '.join(present[:4])}{', ...' if len(present) > 4 else ''}); "
         f"publishing {ours!r} there would mix two corpora (its eval.yaml and data would stay). "
         "Publish to another repo, or pass --replace-other-corpus to delete every file that is "

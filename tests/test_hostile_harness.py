@@ -16,6 +16,7 @@ import json
 import pytest
 
 from argbench.cli import main
+from argbench.cli.exits import exit_for
 from argbench.harness import checks, lm_eval_path, tasks
 from argbench.results import compare_results, read_results
 from tests.openai_stub import StubServer
@@ -95,7 +96,8 @@ def test_a_run_without_information_is_refused(data, tmp_path, capsys, task, outp
     New: exit 1, saying what was constant and why; nothing written."""
     folder = lm_eval_folder(tmp_path / "run", task, outputs)
     code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
-    assert code == 1 and message in err and "No result is made" in err
+    assert code == exit_for("import-harness", "degenerate") and message in err
+    assert "No result is made" in err
     assert not list((tmp_path / "out").glob("*.json"))
     # control: the same run with outputs that differ imports
     good = varied(8) if task == "claimdiff_s" else ["Why?", "", "Is it so?", "How?"]
@@ -157,7 +159,9 @@ def test_an_existing_file_is_never_overwritten(data, tmp_path, capsys):
     edited["result"]["auroc"] = 0.99
     target.write_text(json.dumps(edited))
     code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
-    assert code == 2 and "exists and holds another result" in err
+    assert (
+        code == exit_for("import-harness", "collision") and "exists and holds another result" in err
+    )
     assert json.loads(target.read_text())["result"]["auroc"] == 0.99
 
 
@@ -168,7 +172,7 @@ def test_out_problems_surface_before_the_work(data, tmp_path, capsys, monkeypatc
     (tmp_path / "file").write_text("x")
     monkeypatch.setattr(tasks, "results", lambda *a, **k: pytest.fail("scored before --out"))
     code, out, err = import_cli(capsys, folder, out=tmp_path / "file")
-    assert code == 2 and "--out" in err and "is a file" in err
+    assert code == exit_for("import-harness", "out") and "--out" in err and "is a file" in err
     code, out, err = import_cli(capsys, folder, out=tmp_path / "file" / "sub")
     assert code == 2 and "--out" in err
 
@@ -249,6 +253,7 @@ def test_a_broken_results_file_is_a_clear_error(data, tmp_path, capsys, edit, co
     edited = edit(content)
     results.write_text(json.dumps(content if edited is None else edited))
     got, out, err = import_cli(capsys, folder, out=tmp_path / "out")
+    assert code == exit_for("import-harness", "broken")
     assert got == code and message in err and str(results) in err, err
     assert "Traceback" not in err
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from argbench.cli import main
+from argbench.cli import exit_status, main
+from argbench.cli.exits import exit_for
 from argbench.publish import PublishError, publish
 from tests.hub_helpers import Hub
 from tests.test_hub_protocol import CQ, assert_only_known_endpoints, hub  # noqa: F401 - fixture
@@ -45,7 +46,7 @@ def test_the_cli_does_not_say_published_when_the_tag_is_missing(hub: Hub):  # no
     hub.fault(r"^POST /api/spaces/org/cr_diversity/tag/", "pretend")
     argv = ["publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity"]
     done = hub.cli(*argv)
-    assert done.returncode == 1 and "read back, no such tag" in done.stderr
+    assert done.returncode == exit_for("publish", "tag") and "read back, no such tag" in done.stderr
     assert "published cr_diversity" not in done.stdout
     done = hub.cli(*argv)
     assert done.returncode == 0 and "published cr_diversity" in done.stdout, done.stderr
@@ -69,8 +70,11 @@ def test_a_repo_holding_another_corpus_is_refused_or_cleaned_on_request(
     assert "eval.yaml" in files_at(api, "org/x", first["tag"])
     mirror = cam_mirror(fixture_mirror, tmp_path)
     head = api.dataset_info("org/x").sha
-    with pytest.raises(PublishError, match=r"org/x already holds corpus .*--replace-other-corpus"):
+    with pytest.raises(
+        PublishError, match=r"org/x already holds corpus .*--replace-other-corpus"
+    ) as refused:
         publish("cam_relevance", "org/x", sources=mirror, cache_dir=cache_dir, api=api)
+    assert exit_status(refused.value) == exit_for("publish", "other-corpus")
     assert api.dataset_info("org/x").sha == head  # nothing was committed
     plan = publish(
         "cam_relevance",
@@ -90,7 +94,9 @@ def test_a_repo_holding_another_corpus_is_refused_or_cleaned_on_request(
 def test_a_repo_id_the_hub_refuses_is_refused_before_any_build(hub: Hub, repo_id, capsys):  # noqa: F811
     """Old: ``ORG/NAME`` with a character the Hub refuses passed the CLI's check and failed
     after the build. New: exit 2 before any build or request. Control: a valid id's dry run."""
-    assert main(["publish", "cqs_gen", "--repo-id", repo_id, "--sources", "/nonexistent"]) == 2
+    assert main(
+        ["publish", "cqs_gen", "--repo-id", repo_id, "--sources", "/nonexistent"]
+    ) == exit_for("publish", "repo-id")
     err = capsys.readouterr().err
     assert "--repo-id: repo id" in err and "Traceback" not in err
     assert hub.calls()["calls"] == []

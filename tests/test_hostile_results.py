@@ -517,6 +517,12 @@ def _scenario(case: tuple[str, str], tmp_path, capsys, monkeypatch, request) -> 
             path = write_results(relevance_doc(), tmp_path / "a.json")
             edited(path, _set_item("f1", "0.5"))
             return run(*case[:1], path, *([path] if case[0] == "compare" else []))
+        case ("leaderboard", "results"):
+            good = write_results(relevance_doc(), tmp_path / "a.json")
+            assert run("leaderboard", good, "--out", tmp_path / "board0") == 0  # control
+            path = write_results(relevance_doc(), tmp_path / "b.json")
+            edited(path, _set_item("f1", "0.5"))
+            return run("leaderboard", good, path, "--out", tmp_path / "board")
         case ("compare", "not-comparable"):
             a = write_results(relevance_doc(), tmp_path / "a.json")
             b = write_results(relevance_doc(threshold=3), tmp_path / "b.json")
@@ -590,9 +596,29 @@ def _scenario(case: tuple[str, str], tmp_path, capsys, monkeypatch, request) -> 
     raise AssertionError(f"no scenario for refusal {case}: add one")  # pragma: no cover
 
 
-@pytest.mark.parametrize(
-    "refusal", REFUSALS, ids=[f"{r.command}:{r.case}" for r in REFUSALS]
-)  # fmt: skip
+# refusals made to happen in their own area's tests, which assert exit_for(command, case)
+ELSEWHERE = {
+    ("import-harness", "broken"): "tests/test_hostile_harness.py",
+    ("import-harness", "out"): "tests/test_hostile_harness.py",
+    ("import-harness", "collision"): "tests/test_hostile_harness.py",
+    ("import-harness", "degenerate"): "tests/test_hostile_harness.py",
+    ("publish", "repo-id"): "tests/test_hostile_publish.py",
+    ("publish", "other-corpus"): "tests/test_hostile_publish.py",
+    ("publish", "tag"): "tests/test_hostile_publish.py",
+}
+HERE = [r for r in REFUSALS if (r.command, r.case) not in ELSEWHERE]
+
+
+def test_every_refusal_of_the_table_is_made_to_happen_by_a_test():
+    """A row of the table with no test is a claim nobody checks: each one is either a
+    scenario below or asserted with exit_for in the test file ELSEWHERE names."""
+    for (command, case), test_file in ELSEWHERE.items():
+        text = (ROOT / test_file).read_text(encoding="utf-8")
+        called = rf'exit_for\(\s*"{re.escape(command)}",\s*"{re.escape(case)}"\s*\)'
+        assert re.search(called, text), f"{test_file} does not assert refusal {command}:{case}"
+
+
+@pytest.mark.parametrize("refusal", HERE, ids=[f"{r.command}:{r.case}" for r in HERE])
 def test_each_refusal_exits_as_the_table_says(refusal, tmp_path, capsys, monkeypatch, request):
     code = _scenario((refusal.command, refusal.case), tmp_path, capsys, monkeypatch, request)
     assert code == refusal.status, f"{refusal.command} {refusal.case}: exit {code}"

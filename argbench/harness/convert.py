@@ -235,7 +235,7 @@ def file_name(task: str, metric: str, doc: dict) -> str:
 
 # ---------------------------------------------------------------- writing
 
-_VOLATILE = ("created", "command")  # what differs between two imports of one run
+_VOLATILE = ("created", "command", "digest")  # what differs between two imports of one run
 
 
 def check_out(out) -> Path:
