@@ -286,7 +286,7 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     assert "|input:messages:hf|decode:greedy|max_tok:12|" in cq["signature"]
     (test_log,) = logs.glob("*_cqs-gen-test_*.eval")
     (cq_test,) = import_into(env, tmp, test_log).values()
-    assert cq_test["harness"]["task"] == "argbench/cqs_gen_test"
+    assert cq_test["harness"]["task"] == "cqs_gen_test"  # inspect names it so
     assert cq_test["dataset"]["split"] == "test" and cq_test["item_ids"] == ["CLINTON_9", "HOLT_3"]
     assert cq_test["task"] == tasks.identity("cqs_gen_test") and cq_test["n_missing"] == 0
     # the random tiny model has neither yes nor no among its top 20 first tokens: every

@@ -10,10 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from argbench import hub_eval
 from argbench.cli import main
 from argbench.leaderboard.table import columns, read
-from argbench.results import document, load_split, read_results, write_results
+from argbench.results import document, write_results
 
 SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
 DATASET = {
@@ -228,8 +227,10 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
 
     if os.environ.get(SKIP_ENV) == "1":
         pytest.skip(f"{SKIP_ENV}=1: the real LLM tests are switched off")
+    from argbench import hub_eval
     from argbench.harness import lm_eval_path
     from argbench.llm import packaged_gguf, serve_gguf
+    from argbench.results import load_split, read_results
 
     bin_dir = Path(sys.executable).parent
     env = {
