@@ -204,6 +204,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     by_task = {(d["harness"]["task"], d["metric"]): d for d in results.values()}
     assert set(by_task) == {
         ("argbench_cqs_gen", "cq_reference_match"),
+        ("argbench_cqs_gen_test", "cq_reference_match"),
         ("argbench_claimdiff_s", "claim_relation"),
         ("argbench_claimdiff_w", "claim_relation"),
         ("argbench_cam_answers", "argument_relevance"),
@@ -222,11 +223,44 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     assert cq["harness"]["model_args"] == {"pretrained": str(harness_env["model"])}
     # the harness's table shows the same number as the results file
     assert scores["argbench_cqs_gen"]["cq_score,none"] == pytest.approx(cq["result"]["score"])
+    # the test split (the paper's benchmark): its own items and content hash, the same prompt;
+    # --limit 3 covers the fixture's 2 test interventions, so the run is complete
+    cq_test = by_task[("argbench_cqs_gen_test", "cq_reference_match")]
+    assert cq_test["dataset"]["config"] == "interventions" and cq_test["dataset"]["split"] == "test"
+    assert cq_test["dataset"]["content_hash"] != cq["dataset"]["content_hash"]
+    assert cq_test["item_ids"] == ["CLINTON_9", "HOLT_3"] and cq_test["n_missing"] == 0
+    assert cq_test["task"] == tasks.identity("cqs_gen_test")
+    assert cq_test["task"]["prompt"] == cq["task"]["prompt"]
+    assert cq_test["signature"] == cq["signature"]  # one measurement, on another split
+    assert scores["argbench_cqs_gen_test"]["cq_score,none"] == pytest.approx(
+        cq_test["result"]["score"]
+    )
     relation = by_task[("argbench_claimdiff_s", "claim_relation")]
     assert relation["dataset"]["split"] == "test" and relation["n_items"] >= 1
     assert all(i.startswith("t") for i in relation["item_ids"])
     cam = by_task[("argbench_cam_answers", "argument_relevance")]
     assert cam["item_ids"] and cam["signature"].startswith("argument_relevance|")
+
+
+def test_a_complete_cqs_gen_test_run_is_the_benchmark_value(lm_eval_run):
+    """eval.yaml's CQs-Gen task is the test split: a complete harness run of
+    argbench_cqs_gen_test maps to it (protocol kept) and becomes a Hub entry once its data is
+    a Hub dataset; the validation task maps to the validation task, a --limit run is refused."""
+    from argbench import hub_eval
+
+    docs = {d["harness"]["task"]: d for d in lm_eval_run[1].values()}
+    hub = {"source": "hub:org/cqs_gen", "commit": "0" * 40}  # as when loaded from the Hub
+    test = docs["argbench_cqs_gen_test"]
+    with pytest.raises(hub_eval.NotALeaderboardValue, match="not computed on a Hub dataset"):
+        hub_eval.eval_results_entry(test)  # built from local sources: said so
+    name, entry = hub_eval.eval_results_entry({**test, "dataset": {**test["dataset"], **hub}})
+    assert name == "cq_reference_match.yaml" and entry["dataset"]["task_id"] == "cq_reference_match"
+    assert entry["value"] == pytest.approx(test["result"]["score"]) and "off_protocol" not in entry
+    validation = docs["argbench_cqs_gen"]
+    on_hub = {**validation, "dataset": {**validation["dataset"], **hub}}
+    with pytest.raises(hub_eval.NotALeaderboardValue, match="partial results: 1 of the split's 4"):
+        hub_eval.eval_results_entry(on_hub)
+    assert hub_eval._task_of(on_hub).id == "cq_reference_match_validation"
 
 
 def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
@@ -239,23 +273,29 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     run(
         [
             str(BIN / "inspect"), "eval", "argbench/cqs_gen", "argbench/claimdiff_s",
+            "argbench/cqs_gen_test",
             "--model", "hf/local", "-M", f"model_path={harness_env['model']}",
             "-M", "do_sample=False",  # the tasks are greedy (temperature 0)
             "--limit", "3", "--max-tokens", "12", "--log-dir", str(logs), "--display", "plain",
         ],
         env,
     )  # fmt: skip
-    (cq_log,) = logs.glob("*cqs-gen*.eval")
+    (cq_log,) = logs.glob("*_cqs-gen_*.eval")
     (cq,) = import_into(env, tmp, cq_log).values()
     assert cq["harness"]["name"] == "inspect-ai" and cq["item_ids"] == CQ_IDS[:3]
     assert "|input:messages:hf|decode:greedy|max_tok:12|" in cq["signature"]
+    (test_log,) = logs.glob("*_cqs-gen-test_*.eval")
+    (cq_test,) = import_into(env, tmp, test_log).values()
+    assert cq_test["harness"]["task"] == "cqs_gen_test"  # inspect names it so
+    assert cq_test["dataset"]["split"] == "test" and cq_test["item_ids"] == ["CLINTON_9", "HOLT_3"]
+    assert cq_test["task"] == tasks.identity("cqs_gen_test") and cq_test["n_missing"] == 0
     # the random tiny model has neither yes nor no among its top 20 first tokens: every
     # score is the floor's 0.5, a run without information, refused (it was imported)
     (relation_log,) = logs.glob("*claimdiff-s*.eval")
     argv = [str(BIN / "argbench"), "import-harness", str(relation_log), "--out", str(tmp / "r")]
     refused = run(argv, env, ok=False)
     assert refused.returncode == 1 and "(all tied)" in refused.stderr
-    mine = next(d for d in lm_eval_run[1].values() if d["metric"] == "cq_reference_match")
+    mine = next(d for d in lm_eval_run[1].values() if d["harness"]["task"] == "argbench_cqs_gen")
     assert "|input:raw|decode:greedy|max_tok:12|" in mine["signature"]
     with pytest.raises(ValueError, match="not the same measurement: .*input"):
         compare_results([mine, cq])
@@ -423,6 +463,26 @@ def test_scoring_refuses_another_split(harness_env, monkeypatch):
     records[0]["split_hash"] = "sha256:other"
     with pytest.raises(ValueError, match="sha256:other, but it is scored against sha256:"):
         tasks.results("cqs_gen", records)
+    tasks._cached_split.cache_clear()
+
+
+def test_validation_records_are_not_scored_as_the_test_split(harness_env, monkeypatch):
+    """A validation run given to the test task (a renamed task in a log) is refused, never
+    scored against the test references."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    monkeypatch.setenv("ARGBENCH_STS_MODEL", harness_env["env"]["ARGBENCH_STS_MODEL"])
+    tasks._cached_split.cache_clear()
+    records = [tasks.prediction("cqs_gen", d, "Why?") for d in tasks.documents("cqs_gen")]
+    test_docs = tasks.documents("cqs_gen_test")
+    assert [d["intervention_id"] for d in test_docs] == ["CLINTON_9", "HOLT_3"]
+    with pytest.raises(ValueError, match="TRUMP_1_0"):
+        tasks.results("cqs_gen_test", records)
+    same_ids = [
+        {**r, "intervention_id": d["intervention_id"]}
+        for r, d in zip(records[:2], test_docs, strict=True)
+    ]
+    with pytest.raises(ValueError, match="content hash .*, but it is scored against sha256:"):
+        tasks.results("cqs_gen_test", same_ids)
     tasks._cached_split.cache_clear()
 
 

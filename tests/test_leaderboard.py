@@ -210,9 +210,10 @@ def test_harness_runs_name_their_task_and_run(tmp_path):
 @pytest.mark.mirror
 def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path, minilm):
     """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
-    through lm-eval's local-chat-completions on CQs-Gen, imported with argbench
-    import-harness and placed: a task of its own (its split and signature), named as the
-    135M model it is, marked incomplete (--limit 2)."""
+    through lm-eval's local-chat-completions on the CQs-Gen TEST interventions (the paper's
+    benchmark split), imported with argbench import-harness and placed in the benchmark's
+    test column (interventions/test, the test split's content hash), named as the 135M model
+    it is, marked incomplete (--limit 2 of the 34), so eval-results refuses it as partial."""
     import os
     import subprocess
     import sys
@@ -222,8 +223,10 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
 
     if os.environ.get(SKIP_ENV) == "1":
         pytest.skip(f"{SKIP_ENV}=1: the real LLM tests are switched off")
+    from argbench import hub_eval
     from argbench.harness import lm_eval_path
     from argbench.llm import packaged_gguf, serve_gguf
+    from argbench.results import load_split, read_results
 
     bin_dir = Path(sys.executable).parent
     env = {
@@ -244,7 +247,7 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
                 f"base_url={endpoint.base_url}/chat/completions,model={endpoint.model},"
                 "tokenizer_backend=none,max_retries=1",
                 "--apply_chat_template",
-                "--tasks", "argbench_cqs_gen",
+                "--tasks", "argbench_cqs_gen_test",
                 "--include_path", str(lm_eval_path()),
                 "--limit", "2",
                 "--gen_kwargs", "max_gen_toks=48",
@@ -260,13 +263,30 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     [path] = imported.glob("*.json")
+    assert path.name.startswith("cqs_gen_test.cq_reference_match.SmolLM2-135M")
+    doc = read_results(path)
+    test_split = load_split("cqs_gen", "interventions", "test", sources=real_mirror)
+    assert doc["dataset"]["split"] == "test" and doc["dataset"]["config"] == "interventions"
+    assert doc["dataset"]["content_hash"] == test_split.identity()["content_hash"]
+    assert doc["item_ids"] == test_split.data["intervention_id"][:2] and doc["n_missing"] == 32
+    # the benchmark task of eval.yaml (not the validation one), its protocol kept; refused
+    # for the Hub as partial (and as not scored on a Hub dataset)
+    assert hub_eval._task_of(doc).id == "cq_reference_match"
+    assert hub_eval.protocol_differences(hub_eval._task_of(doc), doc["signature"]) == []
+    with pytest.raises(hub_eval.NotALeaderboardValue, match="not computed on a Hub dataset"):
+        hub_eval.eval_results_entry(doc)
+    on_hub = {**doc, "dataset": {**doc["dataset"], "source": "hub:o/cqs_gen", "commit": "0" * 40}}
+    with pytest.raises(
+        hub_eval.NotALeaderboardValue, match="partial results: 32 of the split's 34"
+    ):
+        hub_eval.eval_results_entry(on_hub)
     site = tmp_path / "site"
     assert main(["leaderboard", str(path), "--out", str(site), "--resamples", "200"]) == 0
     board_json = json.loads((site / "leaderboard.json").read_text())
     [task] = board_json
-    assert task["dataset"]["name"] == "cqs_gen" and task["harness_task"].startswith(
-        "argbench/cqs_gen"
-    )
+    assert task["dataset"]["name"] == "cqs_gen" and task["dataset"]["split"] == "test"
+    assert task["dataset"]["content_hash"] == test_split.identity()["content_hash"]
+    assert task["harness_task"].startswith("argbench/cqs_gen_test (prompt ")
     [row] = task["rows"]
     assert row["system"].startswith("SmolLM2-135M") and row["items"] == 2
     assert row["complete"] is False and "not scored" in row["flags"]

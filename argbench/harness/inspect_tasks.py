@@ -112,11 +112,20 @@ STOP = ["\n\n\n"]  # the lm-eval tasks' `until`
 _LOGPROBS = GenerateConfig(max_tokens=1, logprobs=True, top_logprobs=TOP_LOGPROBS, **GREEDY)
 
 
+_CQ = {k: ("cq_reference_match", k) for k in ("score", "nae_rate", "useful_rate")}
+_CQ_CONFIG = GenerateConfig(max_tokens=256, stop_seqs=STOP, **GREEDY)
+
+
 @task
 def cqs_gen() -> Task:
     """Three critical questions per CQs-Gen validation intervention (cq_reference_match)."""
-    figures = {k: ("cq_reference_match", k) for k in ("score", "nae_rate", "useful_rate")}
-    return _make("cqs_gen", figures, GenerateConfig(max_tokens=256, stop_seqs=STOP, **GREEDY))
+    return _make("cqs_gen", _CQ, _CQ_CONFIG)
+
+
+@task
+def cqs_gen_test() -> Task:
+    """The same on the CQs-Gen test interventions: the paper's benchmark split."""
+    return _make("cqs_gen_test", _CQ, _CQ_CONFIG)
 
 
 @task

@@ -63,6 +63,18 @@ TASKS = {
         ("cq_reference_match",),
         "three critical questions per intervention, matched to the labelled references (STS)",
     ),
+    # the paper's benchmark split (its references are in the release since cqs_gen 2.0.0):
+    # hub_eval's task cq_reference_match, the leaderboard's test column
+    "cqs_gen_test": Task(
+        "cqs_gen_test",
+        "cqs_gen",
+        "interventions",
+        "test",
+        "intervention_id",
+        "cqs",
+        ("cq_reference_match",),
+        "three critical questions per test intervention (the paper's benchmark split), as cqs_gen",
+    ),
     "claimdiff_s": Task(
         "claimdiff_s",
         "claimdiff",

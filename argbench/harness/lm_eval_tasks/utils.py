@@ -24,32 +24,41 @@ def _record(name, doc, results):
     return tasks.prediction(name, doc, output)
 
 
-# --- CQs-Gen
+# --- CQs-Gen: validation (argbench_cqs_gen) and test (argbench_cqs_gen_test), one prompt
 
 
 def cqs_gen_dataset(**_):
     return _dataset("cqs_gen")
 
 
+def cqs_gen_test_dataset(**_):
+    return _dataset("cqs_gen_test")
+
+
 def cqs_gen_prompt(doc):
-    return tasks.prompt("cqs_gen", doc)
+    return tasks.prompt("cqs_gen", doc)  # the same template for both splits
+
+
+_CQ = ("cq_score", "nae_rate", "useful_rate")
 
 
 def cqs_gen_results(doc, results):
-    record = _record("cqs_gen", doc, results)
-    return dict.fromkeys(("cq_score", "nae_rate", "useful_rate"), record)
+    return dict.fromkeys(_CQ, _record("cqs_gen", doc, results))
 
 
-def cq_score(records):
-    return tasks.figure("cqs_gen", records, "cq_reference_match", "score")
+def cqs_gen_test_results(doc, results):
+    return dict.fromkeys(_CQ, _record("cqs_gen_test", doc, results))
 
 
-def nae_rate(records):
-    return tasks.figure("cqs_gen", records, "cq_reference_match", "nae_rate")
+def _cq(name, key):
+    # each split's records are scored against that split's references
+    return lambda records: tasks.figure(name, records, "cq_reference_match", key)
 
 
-def useful_rate(records):
-    return tasks.figure("cqs_gen", records, "cq_reference_match", "useful_rate")
+cq_score, nae_rate, useful_rate = (_cq("cqs_gen", k) for k in ("score", "nae_rate", "useful_rate"))
+test_cq_score, test_nae_rate, test_useful_rate = (
+    _cq("cqs_gen_test", k) for k in ("score", "nae_rate", "useful_rate")
+)
 
 
 # --- ClaimDiff S and W
