@@ -80,14 +80,10 @@ def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
 def test_one_call_adds_a_counted_row():
     """What another section (e.g. CQs-Gen §6.1's ranking correlation) does to add a figure:
     one ``row`` call with the published key; the printed precision decides."""
-    counted = rep.row(
-        "STS ranking vs human ranking / Pearson", 0.6912, "cqs_gen/s61/sts_ranking_pearson"
-    )
+    counted = rep.row("STS ranking vs human ranking / Pearson", 0.6912, "cqs_gen/sec61/sts_ranking")
     assert (counted.published, counted.decimals, counted.printed) == (0.69, 2, "0.69")
     assert (counted.category, counted.reproduced) == ("printed precision", True)
-    missed = rep.row(
-        "STS ranking vs human ranking / Pearson", 0.71, "cqs_gen/s61/sts_ranking_pearson"
-    )
+    missed = rep.row("STS ranking vs human ranking / Pearson", 0.71, "cqs_gen/sec61/sts_ranking")
     assert (missed.category, missed.reproduced) == ("not reproduced", False)
 
 

@@ -147,7 +147,9 @@ def test_ranking_correlation_matches_scipy():
 def test_results_documents_read_back(scored, tmp_path):
     from argbench.results import read_results, write_results
 
-    docs = results_documents(scored, None, resamples=200)
+    split = {"name": "cqs_gen", "config": "extended", "split": "test", "version": "2.0.0",
+             "content_hash": "0" * 64, "source": "argbench"}  # fmt: skip
+    docs = results_documents(scored, split, resamples=200)
     path = write_results(docs[0], tmp_path / "s0.json")
     back = read_results(path)
     assert back["system"] == "submission_00" and back["item_ids"] == ["A", "B"]

@@ -363,7 +363,7 @@ class Context:
 def model_name(model) -> str:
     """A model as the report names it: a local folder by its model name (the card's title or
     the folder's name), never by the folder's path on this machine; a Hub id as given."""
-    from argbench.embedding import folder_model_name
+    from argbench.models import folder_model_name
 
     path = Path(str(model)).expanduser()
     return f"{folder_model_name(path)} (local folder)" if path.is_dir() else str(model)
