@@ -5,8 +5,11 @@ and keep what each printed: the files the documentation takes its timings from.
     python scripts/run_benches.py --out benchmarks             # full size (up to an hour)
 
 Writes ``<out>/<bench>.txt`` (the bench's standard output) and ``<out>/benches.json`` (per
-bench: the command, exit status, seconds, output file; and the machine). Exits 1 when any
-bench fails, after running all of them, so that a broken bench is a red CI.
+bench: the command, exit status, seconds, output file; and the machine and UTC date), rewritten
+after every bench so that a long full-size run that is stopped keeps the benches that finished.
+``--timeout`` stops a bench that runs longer (recorded with exit status ``null`` and
+``"timed_out": true``). Exits 1 when any bench fails or times out, after running all of them,
+so that a broken bench is a red CI.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import platform
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -32,6 +36,7 @@ def main(argv=None) -> int:
     parser.add_argument("--small", action="store_true", help="pass --small to every bench")
     parser.add_argument("--out", required=True, help="folder for the output files")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these benches (bench_cli ...)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop a bench after this")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -39,33 +44,40 @@ def main(argv=None) -> int:
     if args.only and len(chosen) != len(args.only):
         parser.error(f"unknown bench in {args.only}; benches: {[b.stem for b in benches()]}")
     runs, failed = [], []
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     for script in chosen:
         command = [sys.executable, str(script.relative_to(SCRIPTS.parent))]
         command += ["--small"] if args.small else []
         start = time.perf_counter()
         print(f"== {' '.join(['python', *command[1:]])}", flush=True)
-        done = subprocess.run(
-            command, cwd=SCRIPTS.parent, capture_output=True, text=True, env=os.environ
-        )
+        run = {"bench": script.stem, "command": " ".join(["python", *command[1:]])}
+        try:
+            done = subprocess.run(
+                command,
+                cwd=SCRIPTS.parent,
+                capture_output=True,
+                text=True,
+                env=os.environ,
+                timeout=args.timeout,
+            )
+            stdout, returncode = done.stdout, done.returncode
+            stderr = done.stderr
+        except subprocess.TimeoutExpired as stopped:
+            stdout = stopped.stdout.decode() if isinstance(stopped.stdout, bytes) else ""
+            returncode, stderr = None, f"timed out after {args.timeout} s"
+            run["timed_out"] = True
         seconds = time.perf_counter() - start
-        (out / f"{script.stem}.txt").write_text(done.stdout, encoding="utf-8")
-        print(done.stdout, end="")
-        if done.returncode:
-            print(done.stderr[-3000:], file=sys.stderr)
+        (out / f"{script.stem}.txt").write_text(stdout or "", encoding="utf-8")
+        print(stdout or "", end="")
+        if returncode != 0:
+            print((stderr or "")[-3000:], file=sys.stderr)
             failed.append(script.stem)
-        print(f"-- exit {done.returncode}, {seconds:.1f} s", flush=True)
-        runs.append(
-            {
-                "bench": script.stem,
-                "command": " ".join(["python", *command[1:]]),
-                "returncode": done.returncode,
-                "seconds": round(seconds, 1),
-                "output": f"{script.stem}.txt",
-            }
-        )
-    machine = f"{platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
-    summary = {"small": args.small, "machine": machine, "benches": runs}
-    (out / "benches.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+        print(f"-- exit {returncode}, {seconds:.1f} s", flush=True)
+        run.update(returncode=returncode, seconds=round(seconds, 1), output=f"{script.stem}.txt")
+        runs.append(run)
+        machine = f"{platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
+        summary = {"small": args.small, "machine": machine, "date": started, "benches": runs}
+        (out / "benches.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -30,13 +30,15 @@ def test_a_page_per_corpus_and_metric_and_reference(hooks, monkeypatch):
     pages = hooks.generated_pages()
     assert {f"corpora/{n}.md" for n in argbench.list_datasets()} <= set(pages)
     assert {f"metric-cards/{n}.md" for n in argbench.list_metrics()} <= set(pages)
-    for name in ("cli", "api", "exit-codes", "performance"):
+    for name in ("cli", "api/index", "api/argbench.io", "exit-codes", "performance"):
         assert f"reference/{name}.md" in pages
     # templates without a build: placeholders are explained, never left raw
     assert (
         "{{" not in pages["corpora/cqs_gen.md"] and "argbench build" in pages["corpora/cqs_gen.md"]
     )
-    assert pages["index.md"].startswith("# argbench") and "](docs/" not in pages["index.md"]
+    # the home page is docs/index.md (the quick tour); the notebook page has its outputs
+    assert "index.md" not in pages and (ROOT / "docs" / "index.md").is_file()
+    assert '```text title="Output"' in pages["quick-tour.md"]
 
 
 def test_cli_page_has_every_subcommand(hooks):
@@ -65,6 +67,13 @@ def test_nav_takes_every_docs_page(hooks, tmp_path):
     nav = json.dumps(hooks._nav(tmp_path))
     assert all(name in nav for name in ("install.md", "zzz-new.md", "development.md"))
     assert nav.index("install.md") < nav.index("zzz-new.md")
+    # grouped: tutorials, how-to guides (where unlisted pages go), results, reference, about
+    groups = [next(iter(entry)) for entry in hooks._nav(tmp_path)]
+    assert groups == ["Home", "Tutorials", "How-to guides", "Results", "Reference", "About"]
+    # the leaderboard page (another branch adds docs/leaderboard.md) sits beside the report
+    (tmp_path / "leaderboard.md").write_text("# Leaderboard\n")
+    results = next(e["Results"] for e in hooks._nav(tmp_path) if "Results" in e)
+    assert results == [{"R": "reproduction/report.md"}, {"Leaderboard": "leaderboard.md"}]
 
 
 def test_missing_report_is_an_error_when_required(hooks, monkeypatch, tmp_path):

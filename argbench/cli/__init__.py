@@ -17,6 +17,7 @@ COMMANDS: list[str] = [
     "argbench.cli.evaluate",
     "argbench.cli.compare",
     "argbench.cli.harness",
+    "argbench.cli.sample",
 ]
 
 
