@@ -118,7 +118,7 @@ def how_to_load(name: str, infos: dict, repo_id: str | None = None) -> str:
             "",
             f'ds = argbench.load_dataset("{name}", "{config}")',
         ]
-        intro = "With argbench installed (`pip install argbench`), from the authors' release:"
+        intro = "With argbench installed (see its Install page), from the authors' release:"
     lines = [
         intro,
         "",

@@ -124,10 +124,11 @@ def corpus_pages() -> dict[str, str]:
 def metric_pages() -> dict[str, str]:
     from argbench.metrics import list_metrics, metric_path
 
+    # a card is also a Hub Space's README: the site links what the card names in words
     return {
         f"metric-cards/{name}.md": _strip_front_matter(
             (metric_path(name) / "README.md").read_text(encoding="utf-8")
-        )
+        ).replace("*Performance* page", "[Performance](../reference/performance.md) page")
         for name in list_metrics()
     }
 

@@ -87,6 +87,24 @@ def test_nav_labels_are_page_titles_without_markup(texts):
     assert not found, "\n".join(found)
 
 
+def test_cross_references_are_links_not_italics(texts):
+    """A page named in italics (*Performance*) instead of linked is a dead end for a reader."""
+    titles = set()
+    for page in texts.values():
+        title = re.search(r"<h1[^>]*>(.*?)</h1>", page, flags=re.S)
+        if title:
+            titles.add(
+                html.unescape(re.sub(r"<[^>]+>", "", title.group(1))).replace("¶", "").strip()
+            )
+    titles -= {"argbench"}
+    found = []
+    for path, page in texts.items():
+        for italic in re.findall(r"<em>(.*?)</em>", page, flags=re.S):
+            if html.unescape(italic).strip() in titles:
+                found.append(f"{path}: <em>{italic}</em> names a page without linking it")
+    assert not found, "\n".join(found)
+
+
 def test_offline_and_versioned_and_licensed(texts):
     for path, page in texts.items():
         assert "fonts.googleapis" not in page and "fonts.gstatic" not in page, path
