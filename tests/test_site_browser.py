@@ -39,12 +39,13 @@ LAYOUT_JS = r"""
 (() => {
   const problems = [];
   const column = document.querySelector('.md-content__inner') || document.body;
-  const limit = column.getBoundingClientRect().right + 1;
+  // the column's box with its padding (Material's scroll boxes reach into the padding)
+  const limit = (document.querySelector('.md-content') || column).getBoundingClientRect().right + 1;
   const describe = el => el.tagName.toLowerCase() + ' "' +
       (el.innerText || '').trim().slice(0, 60).replace(/\s+/g, ' ') + '"';
   const scrolls = el => /(auto|scroll)/.test(getComputedStyle(el).overflowX);
   const held = el => {
-    for (let e = el.parentElement; e && e !== column; e = e.parentElement) {
+    for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
       if (scrolls(e) && e.getBoundingClientRect().right <= limit) return true;
     }
     return false;
@@ -121,6 +122,7 @@ class Browser:
     def call(self, method: str, **params):
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        self.ws.settimeout(120)  # settle() leaves a short timeout behind
         while True:
             message = json.loads(self.ws.recv())
             if message.get("id") == self.next_id:
