@@ -267,14 +267,18 @@ def api_anchors() -> dict[str, str]:
     return anchors
 
 
-def _bench_section(label: str, folder: Path, root: Path) -> list[str]:
+def _bench_section(label: str, folder: Path) -> list[str]:
     runs = json.loads((folder / "benches.json").read_text(encoding="utf-8"))
     size = "small size (`--small`)" if runs.get("small") else "full size"
     when = f", {runs['date']}" if runs.get("date") else ""
     lines = [f"## {label}", "", f"{size}{when}; machine: {runs.get('machine', 'unknown')}.", ""]
-    missing = [b["bench"] for b in runs["benches"] if b.get("returncode") != 0]
-    if missing:
-        lines += [f"Did not finish in this run: {', '.join(f'`{m}`' for m in missing)}.", ""]
+    failed = [b["bench"] for b in runs["benches"] if b.get("returncode") != 0]
+    ran = {b["bench"] for b in runs["benches"]}
+    absent = sorted(p.stem for p in (ROOT / "scripts").glob("bench_*.py") if p.stem not in ran)
+    if failed:
+        lines += [f"Did not finish in this run: {', '.join(f'`{m}`' for m in failed)}.", ""]
+    if absent:
+        lines += [f"Not in this run: {', '.join(f'`{m}`' for m in absent)}.", ""]
     steps = folder / "ci_steps.jsonl"
     if steps.is_file():  # written by .ci/run, one line per step, before this build
         lines += ["CI steps of this run (`.ci/run`, a fresh clone):", ""]
@@ -319,7 +323,7 @@ def performance_page() -> str:
     ):
         if folder and (folder / "benches.json").is_file():
             found = True
-            lines += _bench_section(label, folder, ROOT)
+            lines += _bench_section(label, folder)
     if not found:
         lines += ["No bench output in this build: `make docs BENCH=<folder>`.", ""]
     bench = _env_folder("ARGBENCH_DOCS_BENCH")

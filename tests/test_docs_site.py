@@ -83,3 +83,41 @@ def test_missing_report_is_an_error_when_required(hooks, monkeypatch, tmp_path):
         hooks.report_pages()
     monkeypatch.setenv("ARGBENCH_DOCS_REQUIRE", "")
     assert "Not in this build" in hooks.report_pages()["reproduction/report.md"]
+
+
+def test_performance_page_says_what_ran_when_and_what_is_missing(hooks, monkeypatch, tmp_path):
+    """The committed full run and this build's run, each with date and machine; a bench that
+    timed out or never ran is named, never silently absent."""
+    runs = {
+        "small": False,
+        "machine": "Linux, 2 CPUs, load 3.0",
+        "date": "2026-11-26 11:22 UTC",
+        "benches": [
+            {
+                "bench": "bench_cli",
+                "command": "python scripts/bench_cli.py",
+                "returncode": 0,
+                "seconds": 12.0,
+                "output": "bench_cli.txt",
+            },
+            {
+                "bench": "bench_compare",
+                "command": "python scripts/bench_compare.py",
+                "returncode": None,
+                "timed_out": True,
+                "seconds": 1500.0,
+                "output": "bench_compare.txt",
+            },
+        ],
+    }
+    (tmp_path / "benches.json").write_text(json.dumps(runs))
+    (tmp_path / "bench_cli.txt").write_text("ratio 3.1x\n")
+    (tmp_path / "bench_compare.txt").write_text("")
+    monkeypatch.setattr(hooks, "FULL_BENCH", tmp_path)
+    monkeypatch.delenv("ARGBENCH_DOCS_BENCH", raising=False)
+    monkeypatch.delenv("ARGBENCH_DOCS_REQUIRE", raising=False)
+    page = hooks.performance_page()
+    assert "full size, 2026-11-26 11:22 UTC; machine: Linux, 2 CPUs, load 3.0." in page
+    assert "ratio 3.1x" in page and "timed out, 1500.0 s in all" in page
+    assert "Did not finish in this run: `bench_compare`." in page
+    assert "Not in this run: " in page and "`bench_sts`" in page
