@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -51,21 +52,28 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         print(f"== {' '.join(['python', *command[1:]])}", flush=True)
         run = {"bench": script.stem, "command": " ".join(["python", *command[1:]])}
+        # its own process group: a bench that times out is stopped with every process it
+        # started (a bench's child would otherwise hold the output pipe open)
+        process = subprocess.Popen(
+            command,
+            cwd=SCRIPTS.parent,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ,
+            start_new_session=True,
+        )
         try:
-            done = subprocess.run(
-                command,
-                cwd=SCRIPTS.parent,
-                capture_output=True,
-                text=True,
-                env=os.environ,
-                timeout=args.timeout,
-            )
-            stdout, returncode = done.stdout, done.returncode
-            stderr = done.stderr
-        except subprocess.TimeoutExpired as stopped:
-            stdout = stopped.stdout.decode() if isinstance(stopped.stdout, bytes) else ""
+            stdout, stderr = process.communicate(timeout=args.timeout)
+            returncode = process.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, _ = process.communicate()
             returncode, stderr = None, f"timed out after {args.timeout} s"
             run["timed_out"] = True
+        except BaseException:  # Ctrl-C: the bench's own session would not get it
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
         seconds = time.perf_counter() - start
         (out / f"{script.stem}.txt").write_text(stdout or "", encoding="utf-8")
         print(stdout or "", end="")
