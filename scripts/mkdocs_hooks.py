@@ -140,8 +140,8 @@ def report_pages() -> dict[str, str | bytes]:
         pages: dict[str, str | bytes] = {
             "reproduction/report.md": (report / "report.md").read_text(encoding="utf-8")
         }
-        for figure in sorted(report.glob("*.png")):
-            pages[f"reproduction/{figure.name}"] = figure.read_bytes()
+        for figure in sorted(report.rglob("*.png")):  # beside report.md or in a subfolder
+            pages[f"reproduction/{figure.relative_to(report).as_posix()}"] = figure.read_bytes()
         return pages
     if _required():
         raise SystemExit(f"docs: no {report}/report.md: run `make reproduce` first")
