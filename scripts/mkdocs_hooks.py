@@ -400,8 +400,11 @@ def on_config(config, **kwargs):
     _ANCHORS.update(api_anchors())
     config["nav"] = _nav(Path(config["docs_dir"]))
     # every page's footer: the version it documents, the licence, how to cite
+    # (ROOT/ becomes the way back to the site's root from each page: on_post_page)
     config["copyright"] = (
-        f"argbench {argbench.__version__} · Apache-2.0 licence · cite it: see Cite argbench"
+        f"argbench {argbench.__version__} · Apache-2.0 "
+        '<a href="ROOT/license/">licence</a> · <a href="ROOT/cite/">cite argbench</a> · '
+        '<a href="ROOT/changelog/">changelog</a>'
     )
     return config
 
@@ -415,9 +418,18 @@ def on_files(files, config, **kwargs):
     return files
 
 
-def on_page_content(html, page, config, files, **kwargs):
+def _base(page) -> str:
     here = page.url or "./"
-    base = here if here.endswith("/") else posixpath.dirname(here) + "/"
+    return here if here.endswith("/") else posixpath.dirname(here) + "/"
+
+
+def on_post_page(output, page, config, **kwargs):
+    root = posixpath.relpath(".", _base(page))
+    return output.replace('href="ROOT/', f'href="{root}/')
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    base = _base(page)
     relative = {}
     for name, url in _ANCHORS.items():
         target, _, anchor = url.partition("#")
@@ -426,3 +438,8 @@ def on_page_content(html, page, config, files, **kwargs):
     if page.file.src_uri.startswith("reference/api/argbench"):
         module = Path(page.file.src_uri).stem
     return fix_html(html, relative, module)
+
+
+def on_post_template(output, template_name, config, **kwargs):
+    # 404.html is served at any depth: its footer links go from the server's root
+    return output.replace('href="ROOT/', 'href="/')

@@ -114,6 +114,18 @@ def test_offline_and_versioned_and_licensed(texts):
         assert "Apache-2.0" in page, path
 
 
+def test_footer_links_to_cite_changelog_and_licence_from_every_page(texts, site):
+    import posixpath
+
+    for path, page in texts.items():
+        footer = re.search(r'md-copyright__highlight">(.*?)</div>', page, flags=re.S).group(1)
+        hrefs = re.findall(r'href="([^"]+)"', footer)
+        assert len(hrefs) == 3, f"{path}: footer links {hrefs}"
+        for href in hrefs:
+            target = posixpath.normpath(posixpath.join(path, href))
+            assert (site / target / "index.html").is_file(), f"{path}: footer link {href} is broken"
+
+
 def test_no_path_of_the_build_machine(texts, site):
     roots = {str(ROOT), str(site), str(Path(sys.prefix)), str(Path.home())}
     for path, page in texts.items():
