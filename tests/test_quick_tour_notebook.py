@@ -13,10 +13,9 @@ import os
 import re
 from pathlib import Path
 
+import nbclient  # nbclient, nbformat, ipykernel: in the test extra (a missing one fails)
+import nbformat
 import pytest
-
-nbformat = pytest.importorskip("nbformat", reason="nbformat: pip install -e '.[test]'")
-nbclient = pytest.importorskip("nbclient", reason="nbclient: pip install -e '.[test]'")
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "docs" / "quick-tour.ipynb"
 

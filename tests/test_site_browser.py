@@ -24,10 +24,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import websocket  # websocket-client, in the test extra: a missing one fails, never skips
 
 from .site_helpers import SiteServer, built_site, pages
-
-websocket = pytest.importorskip("websocket", reason="websocket-client: pip install -e '.[test]'")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 900
