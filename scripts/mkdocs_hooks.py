@@ -292,7 +292,9 @@ def _bench_section(label: str, folder: Path) -> list[str]:
         lines += [
             f"### {bench['bench']}",
             "",
-            f"`{bench['command']}`: {status}, {bench['seconds']:.1f} s in all",
+            f"`{bench['command']}`: {status}, {bench['seconds']:.1f} s in all"
+            + (f"; started {bench['started']}" if bench.get("started") else "")
+            + (f", load average {bench['load']} at the end" if "load" in bench else ""),
             "",
             "```text",
             (folder / bench["output"]).read_text(encoding="utf-8").rstrip() or "(no output)",
