@@ -56,8 +56,6 @@ def main(argv=None) -> int:
     )
     if args.only and len(chosen) != len(args.only):
         parser.error(f"unknown bench in {args.only}; benches: {[b.stem for b in benches()]}")
-    # SIGTERM becomes SystemExit, so the bench being run is stopped with its process group
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     runs, failed = [], []
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     summary_path = out / "benches.json"
@@ -120,4 +118,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # SIGTERM becomes SystemExit, so the bench being run is stopped with its process group
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
