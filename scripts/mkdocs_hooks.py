@@ -296,9 +296,13 @@ def _bench_section(label: str, folder: Path) -> list[str]:
             + (f"; started {bench['started']}" if bench.get("started") else "")
             + (f", load average {bench['load']} at the end" if "load" in bench else ""),
             "",
+            '<div class="scroll-x" markdown>',  # a table of text: it scrolls, never wraps
+            "",
             "```text",
             (folder / bench["output"]).read_text(encoding="utf-8").rstrip() or "(no output)",
             "```",
+            "",
+            "</div>",
             "",
         ]
     return lines
