@@ -233,6 +233,10 @@ def test_layout_checker_catches_overflow(browser, tmp_path):
         "</head><body><div class='md-content__inner' style='width:600px'>"
         "<pre style='overflow:hidden;white-space:pre'>" + "x" * 400 + "</pre>"
         "<table><tr><td style='white-space:nowrap'>" + "y " * 400 + "</td></tr></table>"
+        "<div class='scroll-x'><pre><code style='display:block;white-space:pre;overflow:hidden'>"
+        + "z"
+        * 400
+        + "</code></pre></div>"
         "</div><script>console.error('broken')</script></body></html>"
     )
     with SiteServer(tmp_path) as server:
@@ -243,6 +247,7 @@ def test_layout_checker_catches_overflow(browser, tmp_path):
     assert any("broken" in p for p in found)
     assert any(p.startswith("content cut") and "pre" in p for p in layout)
     assert any(p.startswith("past the column") and "td" in p for p in layout)
+    assert any(p.startswith("wide code block without a visible scrollbar") for p in layout)
 
 
 def test_every_page_fits_stays_offline_and_logs_no_error(browser, site):
