@@ -30,6 +30,12 @@ from pathlib import Path
 SCRIPTS = Path(__file__).resolve().parent
 
 
+def without_local_paths(text: str) -> str:
+    """A bench's output as the site shows it: the checkout and the environment's paths of the
+    machine it ran on become ``.`` and ``<venv>`` (the docs must not show a machine's paths)."""
+    return text.replace(sys.prefix, "<venv>").replace(str(SCRIPTS.parent), ".")
+
+
 def benches() -> list[Path]:
     return sorted(SCRIPTS.glob("bench_*.py"))
 
@@ -99,7 +105,8 @@ def main(argv=None) -> int:
             os.killpg(process.pid, signal.SIGKILL)
             raise
         seconds = time.perf_counter() - start
-        (out / f"{script.stem}.txt").write_text(stdout or "", encoding="utf-8")
+        stdout = without_local_paths(stdout or "")
+        (out / f"{script.stem}.txt").write_text(stdout, encoding="utf-8")
         print(stdout or "", end="")
         if returncode != 0:
             print((stderr or "")[-3000:], file=sys.stderr)
