@@ -97,35 +97,53 @@ def card_metadata(name: str, infos: dict, download_sizes: dict[str, int]):
 
 
 def how_to_load(name: str, infos: dict, repo_id: str | None = None) -> str:
-    """The card's "How to load" section: from the Hub at this version's tag, a folder, argbench."""
+    """The card's "How to load" section. A card published to the Hub (``repo_id``) leads with
+    its Hub id at this version's tag; a card that is not (the template, ``argbench build``)
+    leads with the commands that work where the reader is: argbench itself, or the folder the
+    build wrote. Never a placeholder id a reader would have to guess."""
     cls = builder_class(name)
     version = str(next(iter(infos.values())).version)
     config = cls.DEFAULT_CONFIG_NAME or next(iter(infos))
-    hub = repo_id or f"ORG/{name}"
     others = ", ".join(f"`{c}`" for c in infos if c != config)
+    if repo_id:
+        code = [
+            "from datasets import load_dataset",
+            "",
+            f'ds = load_dataset("{repo_id}", "{config}", revision="v{version}")',
+        ]
+        intro = f"From the Hub, at the tag of this version (`v{version}`):"
+    else:
+        code = [
+            "import argbench",
+            "",
+            f'ds = argbench.load_dataset("{name}", "{config}")',
+        ]
+        intro = "With argbench installed (see its Install page), from the authors' release:"
     lines = [
-        f"From the Hub, at the tag of this version (`v{version}`):",
+        intro,
         "",
         "```python",
-        "from datasets import load_dataset",
-        "",
-        f'ds = load_dataset("{hub}", "{config}", revision="v{version}")',
+        *code,
         "split = next(iter(ds.values()))",
         f"print(split.info.version)  # {version}",
         "print(split.info.citation)  # the BibTeX below",
         "```",
         "",
         f"Configs: `{config}` (the default)" + (f", {others}." if others else "."),
-        f"The same call on a folder that `argbench build {name} --out build` wrote",
-        f'(`load_dataset("build/{name}", "{config}")`) loads it locally, and',
-        f'`argbench.load_dataset("{name}", "{config}")` builds it from the authors\' release.',
-        "Version and citation travel with this card, so `info.version` and `info.citation` are",
-        "the same in all three: `datasets` reads the version from each `configs` entry of the",
-        "YAML header, and the citation, description, homepage and licence from each",
-        "`dataset_info` entry.",
+        f"`argbench build {name} --out build` writes the Hub layout to `build/{name}`, which plain",
+        f'`datasets` loads: `load_dataset("build/{name}", "{config}")`.',
     ]
-    if repo_id is None:
-        lines.append("`ORG` stands for the Hub organisation the dataset is published under.")
+    if not repo_id:
+        lines.append(
+            f"`argbench publish {name} --repo-id YOUR_ORG/{name}` uploads it to the Hub (the"
+            " card of the upload names its real id)."
+        )
+    lines += [
+        "Version and citation travel with this card, so `info.version` and `info.citation` are",
+        "the same wherever it is loaded from: `datasets` reads the version from each `configs`",
+        "entry of the YAML header, and the citation, description, homepage and licence from",
+        "each `dataset_info` entry.",
+    ]
     return "\n".join(lines)
 
 

@@ -33,12 +33,13 @@ _SHA256 = {
 }
 
 CITATION = """\
-@misc{ko2022claimdiff,
+@inproceedings{ko2023claimdiff,
   title     = {ClaimDiff: Comparing and Contrasting Claims on Contentious Issues},
   author    = {Ko, Miyoung and Seong, Ingyu and Lee, Hwaran and Park, Joonsuk and
                Chang, Minsuk and Seo, Minjoon},
-  year      = {2022},
-  publisher = {arXiv},
+  booktitle = {Findings of the Association for Computational Linguistics: ACL 2023},
+  year      = {2023},
+  note      = {arXiv:2205.12221},
   doi       = {10.48550/ARXIV.2205.12221},
   url       = {https://arxiv.org/abs/2205.12221}
 }

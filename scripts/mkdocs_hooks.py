@@ -1,16 +1,20 @@
 """MkDocs hooks: the pages that are generated from the code and the cards at build time.
 
 Nothing here is copied by hand, so nothing can drift:
-- ``index.md`` is README.md (links into ``docs/`` made site-relative);
+- ``quick-tour.md``: the executed notebook ``docs/quick-tour.ipynb`` with its outputs;
+- ``changelog.md`` and ``license.md``: CHANGELOG.md and LICENSE;
 - ``corpora/<name>.md``: each dataset card (the card a build wrote, when a build folder is
   given, else the template with a note where the build fills in numbers);
 - ``metric-cards/<name>.md``: each metric card (``metrics/<name>/README.md``);
 - ``reproduction/report.md`` and its figures: an ``argbench reproduce`` output folder;
-- ``reference/cli.md`` (argparse's own help), ``reference/api.md`` (mkdocstrings over every
-  module), ``reference/exit-codes.md`` (from the CLI's code), ``reference/performance.md``
-  (the benches' output files).
-The nav is built here too: known pages first, then every other ``docs/*.md`` (pages other
-branches add appear without being listed).
+- ``reference/cli.md`` (argparse's own help), ``reference/api/<module>.md`` (mkdocstrings,
+  one page per module), ``reference/exit-codes.md`` (from the CLI's code),
+  ``reference/performance.md`` (the committed full bench run ``docs/benchmarks/full/`` and
+  this build's run).
+The nav is built here too, grouped as tutorials / how-to guides / results / reference /
+about; every page's nav label is its title (one name per page), and a ``docs/*.md`` page
+nobody listed joins the how-to guides. Every page's footer names the argbench version and
+licence, and its HTML gets the fixes of scripts/docs_render.py.
 
 Environment: ``ARGBENCH_DOCS_BUILD`` a folder written by ``make reproduce`` (``argbench build``
 + ``argbench reproduce --out <folder>/reproduction``); ``ARGBENCH_DOCS_BENCH`` a folder written
@@ -23,28 +27,35 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import posixpath
 import re
+import sys
 from pathlib import Path
 
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_render import fix_html, notebook_page  # noqa: E402 (a sibling of this file)
 
-# the hand-written pages in reading order; any other docs/*.md follows them, by name
-GUIDES = [
-    "install.md",
-    "load-a-corpus.md",
-    "score-your-system.md",
-    "metrics.md",
+# the hand-written pages, by group, in reading order; a docs/*.md page not named here joins
+# the how-to guides (pages other branches add appear without being listed)
+TUTORIALS = ["quick-tour.md", "install.md", "load-a-corpus.md", "score-your-system.md"]
+HOW_TO = [
     "harness.md",
     "judges.md",
     "reproduce.md",
-    "cq_human_agreement.md",
+    "hub.md",
     "pairwise.md",
+    "cq_human_agreement.md",
     "scale.md",
-    "errors.md",
 ]
-LAST = ["development.md"]
+REFERENCE = ["metrics.md"]
+REFERENCE_AFTER = ["errors.md"]
+ABOUT = ["cite.md", "changelog.md", "license.md", "development.md"]
+RESULTS = ["leaderboard.md"]  # the leaderboard page (issue 29), beside the report
+LISTED = {"index.md", *TUTORIALS, *HOW_TO, *REFERENCE, *REFERENCE_AFTER, *ABOUT, *RESULTS}
+FULL_BENCH = ROOT / "docs" / "benchmarks" / "full"
 
 
 def _env_folder(name: str) -> Path | None:
@@ -67,10 +78,19 @@ def _strip_front_matter(text: str) -> str:
 # ---- the pages ----
 
 
-def index_page() -> str:
-    """README.md as the home page: ``docs/x.md`` links become ``x.md``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.sub(r"\]\(docs/", "](", text)
+def notebook_pages() -> dict[str, str | bytes]:
+    """The quick tour notebook as it was executed (outputs committed, checked by a test)."""
+    return notebook_page(ROOT / "docs" / "quick-tour.ipynb", "quick-tour")
+
+
+def about_pages() -> dict[str, str]:
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    return {
+        "changelog.md": (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"),
+        "license.md": "# Licence\n\nargbench is licensed under the Apache License, Version 2.0"
+        ' (`license = "Apache-2.0"` in pyproject.toml). Each corpus keeps its own licence:'
+        " see its card. The full text:\n\n```text\n" + license_text.rstrip() + "\n```\n",
+    }
 
 
 def corpus_pages() -> dict[str, str]:
@@ -86,8 +106,13 @@ def corpus_pages() -> dict[str, str]:
         elif _required():
             raise SystemExit(f"docs: no built card {built}: run `make reproduce` first")
         else:
+            from argbench.loaders import builder_class
+
+            cls = builder_class(name)
             text = _strip_front_matter(card_template(name))
-            text = re.sub(r"\{\{(\w+)\}\}", r"*(\1: filled in by `argbench build`)*", text)
+            text = text.replace("{{version}}", str(cls.VERSION))
+            text = text.replace("{{citation}}", cls.CITATION.strip())
+            text = re.sub(r"\{\{(\w+)\}\}", r"*(\1: filled in by argbench build)*", text)
             text += (
                 "\n\n!!! note\n    This is the card template; `make docs BUILD=<folder>` with a"
                 " folder written by `make reproduce` shows the built card with its numbers.\n"
@@ -99,10 +124,11 @@ def corpus_pages() -> dict[str, str]:
 def metric_pages() -> dict[str, str]:
     from argbench.metrics import list_metrics, metric_path
 
+    # a card is also a Hub Space's README: the site links what the card names in words
     return {
         f"metric-cards/{name}.md": _strip_front_matter(
             (metric_path(name) / "README.md").read_text(encoding="utf-8")
-        )
+        ).replace("*Performance* page", "[Performance](../reference/performance.md) page")
         for name in list_metrics()
     }
 
@@ -114,8 +140,8 @@ def report_pages() -> dict[str, str | bytes]:
         pages: dict[str, str | bytes] = {
             "reproduction/report.md": (report / "report.md").read_text(encoding="utf-8")
         }
-        for figure in sorted(report.glob("*.png")):
-            pages[f"reproduction/{figure.name}"] = figure.read_bytes()
+        for figure in sorted(report.rglob("*.png")):  # beside report.md or in a subfolder
+            pages[f"reproduction/{figure.relative_to(report).as_posix()}"] = figure.read_bytes()
         return pages
     if _required():
         raise SystemExit(f"docs: no {report}/report.md: run `make reproduce` first")
@@ -123,6 +149,26 @@ def report_pages() -> dict[str, str | bytes]:
         "reproduction/report.md": "# argbench reproduction report\n\n"
         "Not in this build: `make reproduce` writes `build/reproduction/`, then `make docs`"
         " (or `make docs BUILD=<the folder make reproduce wrote>`) puts it here.\n"
+    }
+
+
+def leaderboard_files() -> dict[str, str | bytes]:
+    """The board ``make reproduce`` built (``BUILD/leaderboard``: HTML, CSV, JSON, screenshots),
+    served as it is under ``board/``; its pages are self-contained, so they need no theme."""
+    build = _env_folder("ARGBENCH_DOCS_BUILD")
+    board = build / "leaderboard" if build else None
+    if board and (board / "index.html").is_file():
+        return {
+            f"board/{path.relative_to(board).as_posix()}": path.read_bytes()
+            for path in sorted(board.rglob("*"))
+            if path.is_file() and not path.name.startswith(".")
+        }
+    if _required():
+        raise SystemExit(f"docs: no {board}/index.html: run `make reproduce` first")
+    return {
+        "board/index.html": "<!doctype html><meta charset=utf-8><title>argbench leaderboard</title>"
+        "<p>Not in this build: <code>make reproduce</code> writes <code>build/leaderboard/</code>, "
+        "then <code>make docs</code> puts it here.</p>"
     }
 
 
@@ -205,12 +251,12 @@ def on_page_markdown(markdown, page, **kwargs):
     return markdown
 
 
-def api_page() -> str:
+def api_modules() -> list[str]:
     import pkgutil
 
     import argbench
 
-    modules = ["argbench"] + sorted(
+    return ["argbench"] + sorted(
         m.name
         for m in pkgutil.walk_packages(argbench.__path__, "argbench.")
         if not any(part.startswith("_") for part in m.name.split("."))
@@ -218,17 +264,90 @@ def api_page() -> str:
             ("argbench.cli", "argbench.loaders", "argbench.dataset_cards", "argbench.metrics")
         )
     )
-    lines = ["# Python API", "", "Generated from the docstrings of every public module.", ""]
-    for name in modules:
+
+
+def _first_line(module: str) -> str:
+    import importlib
+
+    doc = (importlib.import_module(module).__doc__ or "").strip()
+    return re.sub(r"``?([^`]+)``?", r"`\1`", doc.split("\n\n")[0].replace("\n", " "))
+
+
+def api_pages() -> dict[str, str]:
+    """One page per public module (a 49,000-px single page is no reference), and an index."""
+    pages = {}
+    rows = ["| module | what it is for |", "|---|---|"]
+    for name in api_modules():
+        pages[f"reference/api/{name}.md"] = "\n".join(
+            [f"# {name}", "", f"::: {name}", "    options:", "      show_root_heading: false", ""]
+        )
+        rows.append(f"| [`{name}`]({name}.md) | {_first_line(name).replace('|', '/')} |")
+    pages["reference/api/index.md"] = "\n".join(
+        ["# Python API", "", "Generated from the docstrings, one page per module.", "", *rows, ""]
+    )
+    return pages
+
+
+def api_anchors() -> dict[str, str]:
+    """Full name of every documented public object -> its URL from the site root."""
+    import importlib
+    import inspect
+
+    anchors = {}
+    for name in api_modules():
+        page = f"reference/api/{name}/"
+        anchors[name] = page
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if attr.startswith("_") or getattr(value, "__module__", name) != name:
+                continue
+            anchors[f"{name}.{attr}"] = f"{page}#{name}.{attr}"
+            if inspect.isclass(value):
+                for member in vars(value):
+                    if not member.startswith("_"):
+                        anchors[f"{name}.{attr}.{member}"] = f"{page}#{name}.{attr}.{member}"
+    return anchors
+
+
+def _bench_section(label: str, folder: Path) -> list[str]:
+    runs = json.loads((folder / "benches.json").read_text(encoding="utf-8"))
+    size = "small size (`--small`)" if runs.get("small") else "full size"
+    when = f", {runs['date']}" if runs.get("date") else ""
+    lines = [f"## {label}", "", f"{size}{when}; machine: {runs.get('machine', 'unknown')}.", ""]
+    failed = [b["bench"] for b in runs["benches"] if b.get("returncode") != 0]
+    ran = {b["bench"] for b in runs["benches"]}
+    absent = sorted(p.stem for p in (ROOT / "scripts").glob("bench_*.py") if p.stem not in ran)
+    if failed:
+        lines += [f"Did not finish in this run: {', '.join(f'`{m}`' for m in failed)}.", ""]
+    if absent:
+        lines += [f"Not in this run: {', '.join(f'`{m}`' for m in absent)}.", ""]
+    steps = folder / "ci_steps.jsonl"
+    if steps.is_file():  # written by .ci/run, one line per step, before this build
+        lines += ["CI steps of this run (`.ci/run`, a fresh clone):", ""]
+        lines += ["| step | seconds |", "|---|---|"]
+        for line in steps.read_text(encoding="utf-8").splitlines():
+            step = json.loads(line)
+            lines.append(f"| `{step['step']}` | {step['seconds']} |")
+        lines.append("")
+    for bench in runs["benches"]:
+        status = "timed out" if bench.get("timed_out") else f"exit status {bench['returncode']}"
         lines += [
-            f"## `{name}`",
+            f"### {bench['bench']}",
             "",
-            f"::: {name}",
-            "    options:",
-            "      show_root_heading: false",
+            f"`{bench['command']}`: {status}, {bench['seconds']:.1f} s in all"
+            + (f"; started {bench['started']}" if bench.get("started") else "")
+            + (f", load average {bench['load']} at the end" if "load" in bench else ""),
+            "",
+            '<div class="scroll-x" markdown>',  # a table of text: it scrolls, never wraps
+            "",
+            "```text",
+            (folder / bench["output"]).read_text(encoding="utf-8").rstrip() or "(no output)",
+            "```",
+            "",
+            "</div>",
             "",
         ]
-    return "\n".join(lines)
+    return lines
 
 
 def performance_page() -> str:
@@ -238,57 +357,39 @@ def performance_page() -> str:
         "",
         "Every figure here is what a bench script in `scripts/` printed, read from its output",
         "file at build time; none is typed by hand. Each bench prints ratios against a baseline",
-        "measured in the same run. CI runs them all at a small size",
-        "(`python scripts/run_benches.py --small --out DIR`), so its times are those of small",
-        "inputs on CI's machine. A full-size run (`python scripts/run_benches.py --out",
-        "benchmarks`, up to an hour) committed as `benchmarks/` is shown here as well.",
+        "measured in the same run. Two runs are shown: a full-size run committed to the",
+        "repository (`python scripts/run_benches.py --out docs/benchmarks/full`), with the",
+        "machine and date it ran on, and, in CI, that build's own run at a small size",
+        "(`python scripts/run_benches.py --small --out DIR`, `make docs BENCH=DIR`): small",
+        "inputs on CI's machine.",
         "",
     ]
     found = False
     for label, folder in (
-        ("Full size (committed `benchmarks/`)", ROOT / "benchmarks"),
+        ("Full size (committed: docs/benchmarks/full)", FULL_BENCH),
         ("This build's run", _env_folder("ARGBENCH_DOCS_BENCH")),
     ):
-        summary = folder / "benches.json" if folder else None
-        if not (summary and summary.is_file()):
-            continue
-        found = True
-        runs = json.loads(summary.read_text(encoding="utf-8"))
-        size = "small size (`--small`)" if runs.get("small") else "full size"
-        lines += [f"## {label}", "", f"{size}; machine: {runs.get('machine', 'unknown')}.", ""]
-        steps = folder / "ci_steps.jsonl"
-        if steps.is_file():  # written by .ci/run, one line per step, before this build
-            lines += ["CI steps of this run (`.ci/run`, a fresh clone):", ""]
-            lines += ["| step | seconds |", "|---|---|"]
-            for line in steps.read_text(encoding="utf-8").splitlines():
-                step = json.loads(line)
-                lines.append(f"| `{step['step']}` | {step['seconds']} |")
-            lines.append("")
-        for bench in runs["benches"]:
-            lines += [
-                f"### `{bench['command']}`",
-                "",
-                f"exit status {bench['returncode']}, {bench['seconds']:.1f} s in all",
-                "",
-                "```text",
-                (folder / bench["output"]).read_text(encoding="utf-8").rstrip() or "(no output)",
-                "```",
-                "",
-            ]
+        if folder and (folder / "benches.json").is_file():
+            found = True
+            lines += _bench_section(label, folder)
     if not found:
-        if _required():
-            raise SystemExit("docs: ARGBENCH_DOCS_BENCH has no benches.json")
         lines += ["No bench output in this build: `make docs BENCH=<folder>`.", ""]
+    bench = _env_folder("ARGBENCH_DOCS_BENCH")
+    if _required() and not (bench and (bench / "benches.json").is_file()):
+        raise SystemExit("docs: ARGBENCH_DOCS_BENCH has no benches.json")
     return "\n".join(lines)
 
 
 def generated_pages() -> dict[str, str | bytes]:
-    pages: dict[str, str | bytes] = {"index.md": index_page()}
+    pages: dict[str, str | bytes] = {}
+    pages.update(notebook_pages())
+    pages.update(about_pages())
     pages.update(corpus_pages())
     pages.update(metric_pages())
     pages.update(report_pages())
+    pages.update(leaderboard_files())
     pages["reference/cli.md"] = cli_page()
-    pages["reference/api.md"] = api_page()
+    pages.update(api_pages())
     pages["reference/exit-codes.md"] = exit_codes_page()
     pages["reference/performance.md"] = performance_page()
     return pages
@@ -297,45 +398,63 @@ def generated_pages() -> dict[str, str | bytes]:
 # ---- mkdocs events ----
 
 _PAGES: dict[str, str | bytes] = {}
+_ANCHORS: dict[str, str] = {}
 
 
 def _title(path: str, content: str | bytes) -> str:
+    """A page's nav label: its first heading, as the reader sees it (no markup)."""
     match = re.search(r"^# (.+)$", content, flags=re.M) if isinstance(content, str) else None
-    return match.group(1).strip() if match else Path(path).stem
+    title = match.group(1).strip() if match else Path(path).stem
+    return re.sub(r"[`*]", "", title)
 
 
 def _nav(docs_dir: Path) -> list:
-    hand = sorted(p.name for p in docs_dir.glob("*.md"))
-    guides = [p for p in GUIDES if p in hand] + [
-        p for p in hand if p not in GUIDES and p not in LAST and p != "index.md"
-    ]
+    hand = {p.name: p.read_text(encoding="utf-8") for p in docs_dir.glob("*.md")}
+    pages = {**{k: v for k, v in _PAGES.items() if k.endswith(".md")}, **hand}
 
-    def section(prefix: str) -> list:
-        return [
-            {_title(path, content): path}
-            for path, content in sorted(_PAGES.items())
-            if path.startswith(prefix) and path.endswith(".md")
-        ]
+    def titled(names: list[str]) -> list:
+        return [{_title(n, pages[n]): n} for n in names if n in pages]
 
-    def titled(name: str) -> dict:
-        text = (docs_dir / name).read_text(encoding="utf-8")
-        return {_title(name, text): name}
+    def section(prefix: str, first: str | None = None) -> list:
+        names = sorted(p for p in pages if p.startswith(prefix) and p != first)
+        return titled(([first] if first else []) + names)
 
+    others = sorted(n for n in hand if n not in LISTED)
     return [
         {"Home": "index.md"},
-        {"Guides": [titled(p) for p in guides]},
-        {"Corpora": section("corpora/")},
-        {"Metric cards": section("metric-cards/")},
-        {"Reproduction report": "reproduction/report.md"},
-        {"Reference": section("reference/")},
-        *[titled(p) for p in LAST if p in hand],
+        {"Tutorials": titled(TUTORIALS)},
+        {"How-to guides": titled(HOW_TO + others)},
+        {"Results": titled(["reproduction/report.md", *RESULTS])},
+        {
+            "Reference": [
+                *titled(REFERENCE),
+                {"Metric cards": section("metric-cards/")},
+                {"Corpora": section("corpora/")},
+                *titled(["reference/cli.md"]),
+                {"Python API": section("reference/api/", "reference/api/index.md")},
+                *titled(["reference/exit-codes.md", *REFERENCE_AFTER]),
+                *titled(["reference/performance.md"]),
+            ]
+        },
+        {"About": titled(ABOUT)},
     ]
 
 
 def on_config(config, **kwargs):
+    import argbench
+
     _PAGES.clear()
     _PAGES.update(generated_pages())
+    _ANCHORS.clear()
+    _ANCHORS.update(api_anchors())
     config["nav"] = _nav(Path(config["docs_dir"]))
+    # every page's footer: the version it documents, the licence, how to cite
+    # (ROOT/ becomes the way back to the site's root from each page: on_post_page)
+    config["copyright"] = (
+        f"argbench {argbench.__version__} · Apache-2.0 "
+        '<a href="ROOT/license/">licence</a> · <a href="ROOT/cite/">cite argbench</a> · '
+        '<a href="ROOT/changelog/">changelog</a>'
+    )
     return config
 
 
@@ -346,3 +465,30 @@ def on_files(files, config, **kwargs):
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def _base(page) -> str:
+    here = page.url or "./"
+    return here if here.endswith("/") else posixpath.dirname(here) + "/"
+
+
+def on_post_page(output, page, config, **kwargs):
+    root = posixpath.relpath(".", _base(page))
+    return output.replace('href="ROOT/', f'href="{root}/')
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    base = _base(page)
+    relative = {}
+    for name, url in _ANCHORS.items():
+        target, _, anchor = url.partition("#")
+        relative[name] = posixpath.relpath(target, base) + "/" + (f"#{anchor}" if anchor else "")
+    module = None
+    if page.file.src_uri.startswith("reference/api/argbench"):
+        module = Path(page.file.src_uri).stem
+    return fix_html(html, relative, module)
+
+
+def on_post_template(output, template_name, config, **kwargs):
+    # 404.html is served at any depth: its footer links go from the server's root
+    return output.replace('href="ROOT/', 'href="/')

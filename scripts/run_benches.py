@@ -5,8 +5,13 @@ and keep what each printed: the files the documentation takes its timings from.
     python scripts/run_benches.py --out benchmarks             # full size (up to an hour)
 
 Writes ``<out>/<bench>.txt`` (the bench's standard output) and ``<out>/benches.json`` (per
-bench: the command, exit status, seconds, output file; and the machine). Exits 1 when any
-bench fails, after running all of them, so that a broken bench is a red CI.
+bench: the command, exit status, seconds, output file; and the machine and UTC date), rewritten
+after every bench so that a long full-size run that is stopped keeps the benches that finished.
+``--timeout`` stops a bench that runs longer (recorded with exit status ``null`` and
+``"timed_out": true``). ``--append`` keeps the benches an earlier run of the same size wrote to
+``<out>`` and adds (or replaces) the ones run now, each with the time it started and the load
+average when it ended. Exits 1 when any bench fails or times out, after running all of them,
+so that a broken bench is a red CI.
 """
 
 from __future__ import annotations
@@ -15,12 +20,20 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
+
+
+def without_local_paths(text: str) -> str:
+    """A bench's output as the site shows it: the checkout and the environment's paths of the
+    machine it ran on become ``.`` and ``<venv>`` (the docs must not show a machine's paths)."""
+    return text.replace(sys.prefix, "<venv>").replace(str(SCRIPTS.parent), ".")
 
 
 def benches() -> list[Path]:
@@ -31,41 +44,80 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="pass --small to every bench")
     parser.add_argument("--out", required=True, help="folder for the output files")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="these benches (bench_cli ...)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="these benches, in this order")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop a bench after this")
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="keep the benches already in <out>/benches.json (same size) and add or replace "
+        "the ones run now: a long full-size run finished in parts",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    chosen = [b for b in benches() if not args.only or b.stem in args.only]
+    by_name = {b.stem: b for b in benches()}
+    # --only runs the benches in the order given (the quick ones first, say)
+    chosen = (
+        [by_name[n] for n in args.only if n in by_name] if args.only else list(by_name.values())
+    )
     if args.only and len(chosen) != len(args.only):
         parser.error(f"unknown bench in {args.only}; benches: {[b.stem for b in benches()]}")
     runs, failed = [], []
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    summary_path = out / "benches.json"
+    if args.append and summary_path.is_file():
+        earlier = json.loads(summary_path.read_text(encoding="utf-8"))
+        if earlier["small"] != args.small:
+            parser.error(f"--append: {summary_path} is a run of another size")
+        names = {b.stem for b in chosen}
+        runs = [r for r in earlier["benches"] if r["bench"] not in names]
+        started = earlier.get("date", started)
     for script in chosen:
         command = [sys.executable, str(script.relative_to(SCRIPTS.parent))]
         command += ["--small"] if args.small else []
         start = time.perf_counter()
         print(f"== {' '.join(['python', *command[1:]])}", flush=True)
-        done = subprocess.run(
-            command, cwd=SCRIPTS.parent, capture_output=True, text=True, env=os.environ
+        run = {
+            "bench": script.stem,
+            "command": " ".join(["python", *command[1:]]),
+            "started": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        }
+        # its own process group: a bench that times out is stopped with every process it
+        # started (a bench's child would otherwise hold the output pipe open)
+        process = subprocess.Popen(
+            command,
+            cwd=SCRIPTS.parent,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ,
+            start_new_session=True,
         )
+        try:
+            stdout, stderr = process.communicate(timeout=args.timeout)
+            returncode = process.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, _ = process.communicate()
+            returncode, stderr = None, f"timed out after {args.timeout} s"
+            run["timed_out"] = True
+        except BaseException:  # Ctrl-C: the bench's own session would not get it
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
         seconds = time.perf_counter() - start
-        (out / f"{script.stem}.txt").write_text(done.stdout, encoding="utf-8")
-        print(done.stdout, end="")
-        if done.returncode:
-            print(done.stderr[-3000:], file=sys.stderr)
+        stdout = without_local_paths(stdout or "")
+        (out / f"{script.stem}.txt").write_text(stdout, encoding="utf-8")
+        print(stdout or "", end="")
+        if returncode != 0:
+            print((stderr or "")[-3000:], file=sys.stderr)
             failed.append(script.stem)
-        print(f"-- exit {done.returncode}, {seconds:.1f} s", flush=True)
-        runs.append(
-            {
-                "bench": script.stem,
-                "command": " ".join(["python", *command[1:]]),
-                "returncode": done.returncode,
-                "seconds": round(seconds, 1),
-                "output": f"{script.stem}.txt",
-            }
-        )
-    machine = f"{platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
-    summary = {"small": args.small, "machine": machine, "benches": runs}
-    (out / "benches.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+        print(f"-- exit {returncode}, {seconds:.1f} s", flush=True)
+        run.update(returncode=returncode, seconds=round(seconds, 1), output=f"{script.stem}.txt")
+        run["load"] = round(os.getloadavg()[0], 1)
+        runs.append(run)
+        machine = f"{platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
+        summary = {"small": args.small, "machine": machine, "date": started, "benches": runs}
+        summary_path.write_text(json.dumps(summary, indent=1), encoding="utf-8")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1
@@ -73,4 +125,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # SIGTERM becomes SystemExit, so the bench being run is stopped with its process group
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())

@@ -41,7 +41,7 @@ def test_card_has_configs_dataset_info_version_and_sources(fixture_mirror, cache
     ]
     assert "version 2.0.0" in text and "{{" not in text
     assert "@inproceedings{calvo-figueras" in text
-    assert 'load_dataset("ORG/cqs_gen", "interventions", revision="v2.0.0")' in text
+    assert 'argbench.load_dataset("cqs_gen", "interventions")' in text and '"ORG/' not in text
     assert "- validation: 4 questions; Useful 2 (50.0%)," in text
     assert "- submitted questions: 12, in 3 blocks" in text
     assert layout.row_counts(folder) == {

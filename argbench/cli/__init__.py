@@ -19,6 +19,7 @@ COMMANDS: list[str] = [
     "argbench.cli.eval_results",
     "argbench.cli.harness",
     "argbench.cli.leaderboard",
+    "argbench.cli.sample",
 ]
 
 
