@@ -12,7 +12,7 @@ import pytest
 
 from argbench.cli import main
 from argbench.leaderboard.table import columns, read
-from argbench.results import document, write_results
+from argbench.results import build_document, write_results
 
 SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
 DATASET = {
@@ -41,9 +41,7 @@ def results(system, values, *, signature=SIGNATURE, dataset=DATASET, ids=IDS, **
         "per_item": {"score": list(values)},
         **extra,
     }
-    return document(
-        "cq_reference_match", result, split=_Split(dataset), item_ids=ids, system=system
-    )
+    return build_document("cq_reference_match", result, _Split(dataset), ids, system=system)
 
 
 def write(tmp_path, doc, name=None):
@@ -99,6 +97,9 @@ def test_other_signatures_and_splits_are_other_columns(tmp_path):
 def test_a_result_without_per_item_headline_is_refused_with_the_reason(tmp_path):
     doc = results("x", [1.0] * 20)
     doc["metric"] = "cr_diversity"
+    doc["signature"] = doc["result"]["signature"] = SIGNATURE.replace(
+        "cq_reference_match", "cr_diversity"
+    )
     paths = [*board(tmp_path), write(tmp_path, doc, "diversity")]
     table, refused = columns(read(paths), resamples=200)
     assert len(table) == 1

