@@ -41,14 +41,15 @@ def build(folder) -> object:
         )
 
     def upload(file, name):
+        # the board is always sent whole: gradio_leaderboard refuses an update without a value
         if file is None:
-            return gr.update(), "refused: choose a submission file (.json) first"
+            return _frame(folder, config), "refused: choose a submission file (.json) first"
         path = Path(file if isinstance(file, str) else file.name)
         try:
             doc = submit.score_upload(path, name, config, label=path.name)
             submit.add(doc, folder / "results")
         except (submit.UploadError, ValueError, OSError) as error:
-            return gr.update(), f"refused: {error}"
+            return _frame(folder, config), f"refused: {error}"
         interval = doc["result"]["ci"][config["key"]]
         message = (
             f"scored {doc['system']}: {config['key']} {doc['result'][config['key']]:.4f} "
