@@ -227,7 +227,7 @@ def upload(page, path: Path, name: str) -> str:
         " const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(t), 'value').set;"
         f" set.call(t, {json.dumps(name)}); t.dispatchEvent(new Event('input', {{bubbles: true}})); }})()"
     )
-    page.evaluate("document.querySelector('#submit').click()")
+    page.click("#submit")
     return page.wait_for(STATUS, timeout=180)
 
 

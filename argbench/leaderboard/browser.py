@@ -153,6 +153,20 @@ class Browser:
         files = [str(Path(p).resolve()) for p in paths]
         self.call("DOM.setFileInputFiles", {"nodeId": node, "files": files})
 
+    def click(self, selector: str) -> None:
+        """A real mouse click at the middle of ``selector`` (pages that ignore a scripted
+        ``element.click()``, such as Gradio's buttons, see this one)."""
+        found = json.dumps(selector)
+        x, y = self.evaluate(
+            f"(() => {{ const e = document.querySelector({found}); e.scrollIntoView();"
+            " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+            )
+
     def wait_for(self, expression: str, timeout: float | None = None):
         """Poll a JavaScript expression until it is truthy; its value."""
         deadline = time.monotonic() + (timeout or self.timeout)
