@@ -221,14 +221,22 @@ def upload(page, path: Path, name: str) -> str:
         "(() => { const b = document.querySelector('#status textarea'); if (b) b.value = ''; })()"
     )
     page.set_files("#upload input[type=file]", [path])
-    page.wait_for(f"document.querySelector('#upload').innerText.includes({json.dumps(path.name)})")
+    # uploaded: the name (stem and suffix on two lines) and the size shown (click before and
+    # Gradio drops the click)
+    shown = "document.querySelector('#upload').innerText"
+    page.wait_for(f"{shown}.includes({json.dumps(path.stem)}) && /[0-9.]+\\s[KM]?B/.test({shown})")
     page.evaluate(
         "(() => { const t = document.querySelector('#system-name textarea, #system-name input');"
         " const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(t), 'value').set;"
         f" set.call(t, {json.dumps(name)}); t.dispatchEvent(new Event('input', {{bubbles: true}})); }})()"
     )
+    time.sleep(1)
     page.click("#submit")
-    return page.wait_for(STATUS, timeout=180)
+    try:
+        return page.wait_for(STATUS, timeout=180)
+    except TimeoutError:
+        page.screenshot(path.parent / f"no-status-{path.stem}.png")
+        raise
 
 
 pytestmark = pytest.mark.skipif(
