@@ -66,6 +66,8 @@ def build(folder) -> object:
         button = gr.Button("Submit", elem_id="submit")
         status = gr.Textbox(label="status", interactive=False, elem_id="status")
         button.click(upload, inputs=[file, name], outputs=[table, status])
+        # the board as it is now on every visit (uploads since the Space started included)
+        page.load(lambda: _frame(folder, config), outputs=[table])
     return page
 
 
