@@ -96,7 +96,7 @@ def config(
     return {
         "title": title,
         "description": f"Systems scored by argbench's `{metric}` ({key}) against "
-        f"`{references}`" + "/".join(f" {x}" for x in (references_config, references_split) if x),
+        f"`{references}` " + "/".join(x for x in (references_config, references_split) if x),
         "metric": metric,
         "key": key,
         "options": {"model": model} if model else {},
