@@ -19,7 +19,14 @@ import argbench
 from argbench.errors import BadInput
 from argbench.space_bundle import check_space_name, space_folder
 
-__all__ = ["PublishError", "check_repo_id", "check_space_name", "publish", "publish_metric"]
+__all__ = [
+    "PublishError",
+    "check_repo_id",
+    "check_space_name",
+    "publish",
+    "publish_leaderboard",
+    "publish_metric",
+]
 
 # files of a metric folder that are not the Space's
 _NOT_UPLOADED = ("__pycache__/*", "*.pyc")
@@ -384,4 +391,41 @@ def publish_metric(
             )
             _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
     plan["folder"] = plan["card"] = None  # a temporary folder, removed
+    return plan
+
+
+def publish_leaderboard(
+    results,
+    repo_id: str,
+    space_config: dict,
+    *,
+    out_dir=None,
+    private: bool = False,
+    dry_run: bool = False,
+    api=None,
+    log=None,
+    timeout: float | None = None,
+) -> dict:
+    """Write the leaderboard Space (:func:`argbench.leaderboard.space.write_space`: the board
+    of ``results`` and an upload form scored as ``space_config`` says) and upload it to the
+    Gradio Space ``repo_id``, tagged ``v<argbench version>``. ``out_dir``: keep the Space's
+    folder in ``out_dir/<space name>``. ``dry_run`` writes and lists, without the network."""
+    from argbench.leaderboard.space import write_space
+
+    log = log or (lambda message: None)
+    check_repo_id(repo_id)
+    if not dry_run:
+        api = check_credentials(api)
+    with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
+        folder = write_space(
+            results, Path(out_dir or scratch) / repo_id.partition("/")[2], space_config
+        )
+        plan = _plan(
+            "leaderboard", "leaderboard", folder, repo_id, private, f"v{argbench.__version__}"
+        )
+        if not dry_run:
+            bump = "Bump argbench's version to publish a changed Space."
+            _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
+    if out_dir is None:
+        plan["folder"] = plan["card"] = None
     return plan

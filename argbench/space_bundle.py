@@ -26,8 +26,8 @@ _BUNDLED_SUFFIXES = (".py", ".json", ".yaml", ".md", ".txt")
 
 _BOOTSTRAP = '''"""argbench {version}, bundled: this Space works where argbench is not installed.
 
-Imported (relatively) by the metric module before its argbench imports; evaluate fetches this
-file with it. Unless argbench {version} is installed, the zip below is written beside this file
+Imported by the metric module (relatively; evaluate fetches this file with it) or the
+leaderboard app before their argbench imports. Unless argbench {version} is installed, the zip below is written beside this file
 and put first on sys.path. Made by argbench.publish.space_folder; do not edit.
 """
 
@@ -91,11 +91,15 @@ def _bundle_zip() -> bytes:
 
 
 def _space_requirements(folder: Path) -> str:
-    """argbench's own requirements (and those of the extras the metric names) instead of
-    ``argbench[...]==version``, which no package index has."""
+    return space_requirements((folder / "requirements.txt").read_text())
+
+
+def space_requirements(text: str) -> str:
+    """The requirements ``text`` with argbench's own requirements (and those of the extras it
+    names) instead of ``argbench[...]==version``, which no package index has."""
     from importlib.metadata import requires
 
-    wanted = (folder / "requirements.txt").read_text().split()
+    wanted = text.split()
     extras = set()
     for line in wanted:
         match = re.fullmatch(r"argbench(?:\[([^\]]*)\])?==.*", line)
@@ -158,10 +162,15 @@ def space_folder(name: str, out: Path, module: str | None = None) -> Path:
     source = (folder / f"{name}.py").read_text()
     (out / f"{module_name}.py").write_text(_import_bundle_first(source))
     (out / "requirements.txt").write_text(_space_requirements(folder))
-    data = base64.b64encode(_bundle_zip()).decode("ascii")
-    bootstrap = _BOOTSTRAP.format(version=argbench.__version__, data=data)
-    (out / "_argbench_bundle.py").write_text(bootstrap)
+    (out / "_argbench_bundle.py").write_text(bundle_module())
     return out
+
+
+def bundle_module() -> str:
+    """The text of ``_argbench_bundle.py``: this argbench as a zip, put on ``sys.path`` when
+    imported unless the same version is installed (metric Spaces, the leaderboard Space)."""
+    data = base64.b64encode(_bundle_zip()).decode("ascii")
+    return _BOOTSTRAP.format(version=argbench.__version__, data=data)
 
 
 def check_space_name(name: str, repo_id: str) -> str:

@@ -287,6 +287,10 @@ class Handler(BaseHTTPRequestHandler):
     def _files(self, kind, repo_id, revision):
         store = self.server.store
         repo = store.repo(kind, repo_id)
+        token = self.server.token
+        if repo["private"] and token and self.headers.get("Authorization") != f"Bearer {token}":
+            # as the Hub: a private repo read without its token does not exist (404, not 401)
+            raise NotFound(f"Repository Not Found for url: {self.path}")
         oid = store.resolve(repo, revision)
         return repo, oid, repo["commits"][oid]["files"]
 

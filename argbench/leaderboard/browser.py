@@ -133,13 +133,50 @@ class Browser:
         return result["result"].get("value")
 
     def open(self, path) -> None:
-        """Load a page from disk and wait until it is complete."""
-        self.call("Page.navigate", {"url": Path(path).resolve().as_uri()})
+        """Load a page (a file on disk, or an ``http://`` URL: the running Space) and wait
+        until it is complete."""
+        url = str(path) if str(path).startswith("http") else Path(path).resolve().as_uri()
+        self.call("Page.navigate", {"url": url})
         deadline = time.monotonic() + self.timeout
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{path}: the page did not finish loading")
             time.sleep(0.05)
+
+    def set_files(self, selector: str, paths) -> None:
+        """Choose ``paths`` in the file input ``selector`` as a user's file dialog does (the
+        page sees its ``change`` event)."""
+        root = self.call("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = self.call("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        if not node:
+            raise RuntimeError(f"no element {selector!r} in the page")
+        files = [str(Path(p).resolve()) for p in paths]
+        self.call("DOM.setFileInputFiles", {"nodeId": node, "files": files})
+
+    def click(self, selector: str) -> None:
+        """A real mouse click at the middle of ``selector`` (pages that ignore a scripted
+        ``element.click()``, such as Gradio's buttons, see this one)."""
+        found = json.dumps(selector)
+        x, y = self.evaluate(
+            f"(() => {{ const e = document.querySelector({found}); e.scrollIntoView();"
+            " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+            )
+
+    def wait_for(self, expression: str, timeout: float | None = None):
+        """Poll a JavaScript expression until it is truthy; its value."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"still false after {timeout or self.timeout:g}s: {expression}")
+            time.sleep(0.2)
 
     def screenshot(self, png) -> Path:
         """The whole page as a PNG, written through argbench.io."""

