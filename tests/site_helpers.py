@@ -44,8 +44,12 @@ def built_site() -> Path:
 
 
 def pages(site: Path) -> list[Path]:
-    """Every HTML page of the site (not the 404 page, not mkdocstrings' fragments)."""
-    return sorted(p for p in site.rglob("index.html") if "assets" not in p.parts)
+    """Every HTML page of the site (not the 404 page, not mkdocstrings' fragments). The
+    leaderboard under ``board/`` is not a page of this theme: it is ``argbench leaderboard``'s
+    own self-contained site, copied as it is, and tests/test_leaderboard_browser.py opens it
+    in Chromium (rows, intervals, sorting, no network, escaping)."""
+    skipped = ("assets", "board")
+    return sorted(p for p in site.rglob("index.html") if not set(skipped) & set(p.parts))
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -3,8 +3,9 @@
 :func:`write_space` writes the Space's folder: the board's results files (read through the
 results checks first: the Space starts from files argbench trusts), ``space.json`` (what an
 upload is scored with: metric, options, the references' dataset repo, limits), the app, its
-card and pinned requirements, and ``_argbench_bundle.py`` (:func:`argbench.space_bundle.
-bundle_module`), so the Space runs where argbench is not installed, as the metric Spaces do.
+card and pinned requirements, and ``_argbench_bundle.py``
+(:func:`argbench.space_bundle.bundle_module`), so the Space runs where argbench is not
+installed, as the metric Spaces do.
 
 The references stay in a private dataset repo (as the CQs-Gen authors' leaderboard keeps its
 test references): the Space reads them with its ``HF_TOKEN`` secret, through
