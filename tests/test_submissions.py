@@ -197,3 +197,41 @@ def test_the_reproduce_row_on_the_release(real_mirror, tmp_path, minilm):
     assert pearson.argbench == pytest.approx(0.7015, abs=1e-3)
     assert spearman.argbench == pytest.approx(0.583, abs=1e-3)
     assert "refs:test+submissions-own" in pearson.signature
+
+
+@pytest.mark.mirror
+def test_a_second_run_with_other_settings_never_erases_the_first(
+    real_mirror, tmp_path, minilm, capsys
+):
+    """Old: ``argbench submissions --out DIR`` run again with another --threshold (or model,
+    resamples) wrote its results over the first run's. New: the same settings again leave
+    the files as they are (exit 0); other settings are refused before anything is written,
+    and the first run's files are byte for byte what they were."""
+    from argbench.cli import main
+    from argbench.cli.exits import exit_for
+
+    def run(only, *extra):
+        argv = ["submissions", "--out", tmp_path / "out", "--only", only, "--resamples", "20"]
+        argv += ["--sources", real_mirror, "--cache-dir", tmp_path / "c", *extra]
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        return code, err
+
+    def files():
+        return {p: p.read_bytes() for p in sorted((tmp_path / "out").rglob("*.json"))}
+
+    model = ["--model", minilm]
+    assert run("cqs_gen", *model)[0] == 0 and run("cam")[0] == 0
+    first = files()
+    # cqs_gen: 15 submissions + 3 baselines, 30 submission files, the correlation; cam: 4 x 2
+    assert len(first) == 18 + 30 + 1 + 8
+    assert run("cqs_gen", *model)[0] == 0 and run("cam")[0] == 0  # the same run again
+    assert files() == first
+
+    code, err = run("cqs_gen", *model, "--threshold", "0.7")
+    assert code == exit_for("submissions", "collision")
+    assert "exist and hold another result" in err and "nothing was written" in err
+    code, err = run("cam", "--resamples", "30")
+    assert code == exit_for("submissions", "collision") and "nothing was written" in err
+    assert files() == first

@@ -57,6 +57,7 @@ REFUSALS: list[Refusal] = [
     Refusal("publish", "repo-id", 2, "a repo id the Hub would refuse (checked before any build)"),
     Refusal("publish", "other-corpus", 2, "a repo that holds another corpus (without --replace-other-corpus)"),
     Refusal("publish", "tag", 1, "a tag the Hub did not make, or not at the commit just uploaded: not said to be published"),
+    Refusal("submissions", "collision", 2, "an --out that holds results of a run with other settings (model, threshold, resamples, version): nothing is written over them"),
     Refusal("leaderboard", "results", 2, "a results file that is edited, truncated, partial beyond repair or not a results file (named: file, field)"),
 ]  # fmt: skip
 

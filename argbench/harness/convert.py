@@ -235,8 +235,6 @@ def file_name(task: str, metric: str, doc: dict) -> str:
 
 # ---------------------------------------------------------------- writing
 
-_VOLATILE = ("created", "command", "digest")  # what differs between two imports of one run
-
 
 def check_out(out) -> Path:
     """``--out`` is a folder argbench can write: checked before any log is read or scored."""
@@ -261,14 +259,13 @@ def save(items, out) -> list[tuple[Path, dict, bool]]:
     (path, document, written). Never overwrites: two documents of this import with one name,
     or a file already there with other content, are refused before anything is written; a
     file already there with the same content (the same run imported again) is left as it is."""
-    from argbench.io import claim_output, read_json
-    from argbench.results import write_results
+    from argbench.results import same_result, write_results_once
 
     out = check_out(out)
     planned: dict[Path, dict] = {}
     for task, metric, doc in items:
         target = out / file_name(task, metric, doc)
-        if target in planned and _same_content(planned[target], doc):
+        if target in planned and same_result(planned[target], doc, strip=_without_log_path):
             continue  # the same run given twice
         if target in planned:
             raise FileExistsError(
@@ -276,38 +273,16 @@ def save(items, out) -> list[tuple[Path, dict, bool]]:
                 "run id for two runs?); nothing was written"
             )
         planned[target] = doc
-    kept = []
-    for target, doc in planned.items():
-        if target.exists():
-            old = read_json(target)
-            if not _same_content(old, doc):
-                raise FileExistsError(
-                    f"{target} exists and holds another result (a different run with the same "
-                    "id, or an edited file); nothing was written. Import into another --out "
-                    "folder or move that file away"
-                )
-            kept.append((target, doc, False))
-            continue
-        claim_output(target, suffixes=(".json",))
-        kept.append((target, doc, True))
-    for target, doc, new in kept:
-        if new:
-            write_results(doc, target)
-    return kept
+    return write_results_once(
+        planned.items(),
+        strip=_without_log_path,
+        advice="import into another --out folder or move that file away",
+    )
 
 
-def _same_content(old, new: dict) -> bool:
-    import json
-
-    from argbench.results import plain
-
-    if not isinstance(old, dict):
-        return False
-
-    def strip(doc):
-        kept = {k: v for k, v in doc.items() if k not in _VOLATILE}
-        if isinstance(kept.get("harness"), dict):  # the log's path as given (relative or not)
-            kept["harness"] = {k: v for k, v in kept["harness"].items() if k != "log"}
-        return kept
-
-    return json.dumps(strip(old), sort_keys=True) == json.dumps(plain(strip(new)), sort_keys=True)
+def _without_log_path(doc: dict) -> dict:
+    """The document without the harness log's path as typed (relative or absolute): two
+    imports of one log name the same run."""
+    if isinstance(doc.get("harness"), dict):
+        doc = {**doc, "harness": {k: v for k, v in doc["harness"].items() if k != "log"}}
+    return doc

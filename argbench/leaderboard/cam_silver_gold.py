@@ -52,7 +52,8 @@ def systems(gold, silver) -> dict[str, list[dict]]:
 def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=None, log=print):
     """Results files ``<out>/<metric>-<system>.json`` for every system and metric."""
     import argbench
-    from argbench.results import evaluate_predictions, write_results
+    from argbench.leaderboard.cqs_submissions import ADVICE
+    from argbench.results import evaluate_predictions, write_results_once
 
     out = Path(out)
     gold = argbench.load_dataset(
@@ -61,7 +62,7 @@ def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=
     silver = argbench.load_dataset(
         "cam_answers", "silver_subset", "train", sources=sources, cache_dir=cache_dir
     )
-    paths = []
+    planned = []
     for system, records in systems(gold, silver).items():
         for metric in METRICS:
             doc = evaluate_predictions(
@@ -79,6 +80,7 @@ def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=
                 command=command,
             )
             slug = "".join(c if c.isalnum() else "_" for c in system).strip("_")
-            paths.append(write_results(doc, out / f"{metric}-{slug}.json"))
+            planned.append((out / f"{metric}-{slug}.json", doc))
+    paths = [path for path, _, _ in write_results_once(planned, advice=ADVICE)]
     log(f"CAM: {len(paths)} results files (silver and gold answers, 50 questions) -> {out}")
     return paths

@@ -357,6 +357,10 @@ def format_table(docs: list[dict], correlation: dict | None) -> str:
     return "\n".join(lines)
 
 
+# what a second run with other settings is told (its results are refused, never written over)
+ADVICE = "give another --out folder, or move the old one away"
+
+
 def run(
     out,
     *,
@@ -371,7 +375,7 @@ def run(
 ) -> list[dict]:
     """``argbench submissions``: the submission files, the results files, the table."""
     from argbench.io import claim_output
-    from argbench.results import load_split, write_results
+    from argbench.results import load_split, write_results_once
 
     out = Path(out)
     claim_output(out / "correlation.json", suffixes=(".json",))
@@ -384,7 +388,10 @@ def run(
     for _, result in scored:
         result["note"] = " ".join(filter(None, [NOTE, model_note]))
     docs = results_documents(scored, split, resamples=resamples, seed=seed, command=command)
-    paths = [write_results(d, out / "results" / f"{d['system']}.json") for d in docs]
+    written = write_results_once(
+        [(out / "results" / f"{d['system']}.json", d) for d in docs], advice=ADVICE
+    )
+    paths = [path for path, _, _ in written]
     humans = [d for d in docs if d["result"].get("human_score") is not None]
     correlation = ranking_correlation(
         [d["result"]["score"] for d in humans], [d["result"]["human_score"] for d in humans]

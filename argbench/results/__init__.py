@@ -10,7 +10,7 @@ it (:func:`write_results`); :func:`read_results` reads it back verified (an edit
 :func:`per_item`.
 
 One concern per module: ``split`` (loading a split, its content hash), ``predictions``
-(reading predictions, joining them by id), ``document`` (schema, builder, writer),
+(reading predictions, joining them by id), ``document`` (schema, builder, writer; a run never erases another),
 ``verify`` (reading back, checked), ``evaluate`` (scoring predictions), ``compare``.
 """
 
@@ -19,10 +19,13 @@ from __future__ import annotations
 from argbench.results.compare import DATASET_FIELDS, compare_results
 from argbench.results.document import (
     RESULTS_FORMAT,
+    RUN_VOLATILE,
     build_document,
     content_digest,
     plain,
+    same_result,
     write_results,
+    write_results_once,
 )
 from argbench.results.evaluate import add_intervals, evaluate_predictions
 from argbench.results.predictions import (
@@ -57,6 +60,7 @@ __all__ = [
     "ID_COLUMNS",
     "PRIMARY",
     "RESULTS_FORMAT",
+    "RUN_VOLATILE",
     "DatasetChoiceError",
     "ResultsFileError",
     "Split",
@@ -76,7 +80,9 @@ __all__ = [
     "read_predictions",
     "read_results",
     "read_submission_file",
+    "same_result",
     "split_item_ids",
     "verify_document",
     "write_results",
+    "write_results_once",
 ]
