@@ -160,7 +160,9 @@ def test_an_existing_file_is_never_overwritten(data, tmp_path, capsys):
     target.write_text(json.dumps(edited))
     code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
     assert (
-        code == exit_for("import-harness", "collision") and "exists and holds another result" in err and "nothing was written" in err
+        code == exit_for("import-harness", "collision")
+        and "exists and holds another result" in err
+        and "nothing was written" in err
     )
     assert json.loads(target.read_text())["result"]["auroc"] == 0.99
 
