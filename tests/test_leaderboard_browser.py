@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from argbench.browser import Browser, find_chromium
 from argbench.cli import main
-from argbench.leaderboard.browser import Browser, find_chromium
 from tests.test_leaderboard import SIGNATURE, board, results, write
 
 pytestmark = pytest.mark.skipif(

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from argbench.browser import Browser, find_chromium
 from argbench.cli import main
 from argbench.leaderboard import submit
-from argbench.leaderboard.browser import Browser, find_chromium
 from tests.hub_helpers import CLI, Hub
 
 REFS = "org/cqs-refs"

@@ -98,7 +98,7 @@ def _cmd_leaderboard(args) -> int:
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
     shots = []
     if args.screenshots:
-        from argbench.leaderboard.browser import screenshots
+        from argbench.browser import screenshots
 
         shots = screenshots(pages, out / "screenshots")
         print(f"{len(shots)} screenshots -> {out / 'screenshots'}")

@@ -8,7 +8,7 @@
 - :mod:`argbench.leaderboard.table`: results files grouped into columns (one signature and
   one split per column), ranked, with intervals and paired tests (``compare``'s code).
 - :mod:`argbench.leaderboard.site`: the static HTML site, CSV and JSON (``argbench leaderboard``).
-- :mod:`argbench.leaderboard.browser`: headless Chromium for screenshots and the page tests.
 
+Screenshots of the pages are taken by :mod:`argbench.browser` (headless Chromium).
 Nothing heavy is imported here: ``argbench --help`` stays fast.
 """

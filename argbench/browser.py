@@ -1,9 +1,12 @@
-"""Headless Chromium for the leaderboard pages: screenshots into the build folder, and the
-page checks of tests/test_leaderboard_browser.py (rows, sorting, nothing from the network).
+"""Headless Chromium, driven over the DevTools protocol: the leaderboard's screenshots, and
+every test that opens a page (the docs site, the leaderboard, the Gradio Space).
 
-One browser per :class:`Browser`, driven over the DevTools protocol (a websocket, through
-aiohttp, which ``datasets`` already installs): one launch for every page instead of one per
-screenshot. The browser is started on 127.0.0.1 with a fresh profile and stopped by its pid.
+One driver for all of them. One browser per :class:`Browser` (one launch for every page),
+started on 127.0.0.1 with a fresh profile and stopped with its process group; the protocol
+runs over a websocket through aiohttp (which ``datasets`` already installs). Every event the
+page sends (requests, console messages, exceptions, failed loads) is kept in
+:attr:`Browser.events` since the last :meth:`Browser.open`, so a test can fail on a request to
+another host or on a console error.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import asyncio
 import base64
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -58,24 +60,26 @@ class Browser:
                 "no Chromium found (apt-get install chromium, or set ARGBENCH_CHROMIUM)"
             )
         self.size, self.timeout = (width, height), timeout
-        self.requests: list[str] = []  # every URL the pages asked for
+        self.requests: list[str] = []  # every URL the pages asked for, since the start
+        self.events: list[dict] = []  # every event since the last open()
         self._next = 0
 
     def __enter__(self) -> Browser:
         self._profile = tempfile.mkdtemp(prefix="argbench-chromium-")
+        # Chromium's own log goes to a file: a pipe nobody drains would stall it after 64 KB
+        self._log = open(Path(self._profile) / "chromium.log", "w+b")  # noqa: SIM115 - closed in __exit__
         self._process = subprocess.Popen(
             [self.executable, *FLAGS, f"--user-data-dir={self._profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=self._log,
             start_new_session=True,  # its helpers in a group of its own, stopped with it
         )
         try:
             port = self._port()
             self._loop = asyncio.new_event_loop()
             self._run(self._connect(port))
-            self.call("Page.enable")
-            self.call("Network.enable")
+            for domain in ("Page", "Network", "Runtime", "Log"):
+                self.call(f"{domain}.enable")
             width, height = self.size
             self.call(
                 "Emulation.setDeviceMetricsOverride",
@@ -87,15 +91,21 @@ class Browser:
         return self
 
     def _port(self) -> int:
+        """The DevTools port Chromium chose (``--remote-debugging-port=0``), from the file it
+        writes into its profile."""
+        port_file = Path(self._profile) / "DevToolsActivePort"
         deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
-            line = self._process.stderr.readline()
-            if not line and self._process.poll() is not None:
-                break
-            found = re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", line)
-            if found:
-                return int(found.group(1))
-        raise RuntimeError(f"Chromium ({self.executable}) did not start its DevTools endpoint")
+        while time.monotonic() < deadline and self._process.poll() is None:
+            text = port_file.read_text() if port_file.is_file() else ""
+            if text.strip():
+                return int(text.split()[0])
+            time.sleep(0.05)
+        self._log.seek(0)
+        said = self._log.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise RuntimeError(
+            f"Chromium ({self.executable}) did not start its DevTools endpoint "
+            f"(exit {self._process.poll()}): {' | '.join(said) or 'no output'}"
+        )
 
     def _run(self, coroutine):
         return self._loop.run_until_complete(asyncio.wait_for(coroutine, self.timeout))
@@ -109,18 +119,37 @@ class Browser:
         page = next(t for t in targets if t["type"] == "page")
         self._ws = await self._session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
 
+    def _keep(self, message: dict) -> None:
+        self.events.append(message)
+        if message.get("method") == "Network.requestWillBeSent":
+            self.requests.append(message["params"]["request"]["url"])
+
     async def _call(self, method: str, params: dict | None) -> dict:
         self._next += 1
         ident = self._next
         await self._ws.send_str(json.dumps({"id": ident, "method": method, "params": params or {}}))
         while True:
             message = json.loads((await self._ws.receive()).data)
-            if message.get("method") == "Network.requestWillBeSent":
-                self.requests.append(message["params"]["request"]["url"])
             if message.get("id") == ident:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
+                return message.get("result", {})
+            if "method" in message:
+                self._keep(message)
+
+    async def _listen(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = await asyncio.wait_for(self._ws.receive(), left)
+            except asyncio.TimeoutError:
+                return
+            self._keep(json.loads(message.data))
+
+    def settle(self, seconds: float = 0.6) -> None:
+        """Keep the events of the next ``seconds`` (requests a page makes after it loaded,
+        such as the search index a worker fetches)."""
+        self._run(self._listen(seconds))
 
     def call(self, method: str, params: dict | None = None) -> dict:
         return self._run(self._call(method, params))
@@ -132,16 +161,20 @@ class Browser:
             raise RuntimeError(f"JavaScript error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def open(self, path) -> None:
-        """Load a page (a file on disk, or an ``http://`` URL: the running Space) and wait
-        until it is complete."""
+    def open(self, path, *, settle: float = 0.0) -> list[dict]:
+        """Load a page (a file on disk, or an ``http://`` URL: a local server, the running
+        Space), wait until it is complete (and ``settle`` seconds more); the page's events."""
         url = str(path) if str(path).startswith("http") else Path(path).resolve().as_uri()
+        self.events = []
         self.call("Page.navigate", {"url": url})
         deadline = time.monotonic() + self.timeout
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{path}: the page did not finish loading")
             time.sleep(0.05)
+        if settle:
+            self.settle(settle)
+        return self.events
 
     def set_files(self, selector: str, paths) -> None:
         """Choose ``paths`` in the file input ``selector`` as a user's file dialog does (the
@@ -204,8 +237,31 @@ class Browser:
             except subprocess.TimeoutExpired:
                 os.killpg(self._process.pid, signal.SIGKILL)
                 self._process.wait()
-        self._process.stderr.close()
+        self._log.close()
         shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def problems(events: list[dict], local=("127.0.0.1", "localhost")) -> list[str]:
+    """What a page did wrong, from its events: a request to a host not in ``local`` (a font
+    or script CDN), a console error, an uncaught exception, a load that failed."""
+    from urllib.parse import urlsplit
+
+    found = []
+    for event in events:
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Network.requestWillBeSent":
+            url = urlsplit(params["request"]["url"])
+            if url.scheme in ("http", "https", "ws", "wss") and url.hostname not in local:
+                found.append(f"request to a non-local host: {params['request']['url']}")
+        elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
+            found.append("console error: " + " ".join(str(a.get("value")) for a in params["args"]))
+        elif method == "Runtime.exceptionThrown":
+            found.append(f"exception: {params['exceptionDetails'].get('text')}")
+        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+            found.append(f"console error: {params['entry']['text']} ({params['entry'].get('url')})")
+        elif method == "Network.loadingFailed" and not params.get("canceled"):
+            found.append(f"failed to load: {params.get('errorText')}")
+    return found
 
 
 def screenshots(pages, out_dir, executable: str | None = None) -> list[Path]:
