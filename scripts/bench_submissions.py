@@ -3,7 +3,7 @@ against the naive per-submission loop, in the same run.
 
 §6.1 scores each of the 15 submissions (and here the 3 baselines) against the test references
 plus the other submissions' questions, its own removed: 18 reference sets that overlap almost
-entirely. argbench (``argbench.leaderboard.cqs_submissions.score_systems``) encodes the union
+entirely. argbench (``argbench.scoring.cq_submissions.score_systems``) encodes the union
 of the texts once (about 2,400 on the full test set) and matches each system with
 ``cq_reference_match``; the naive loop calls ``cq_reference_match`` once per system with the
 model, so each call encodes its own ~2,300 texts. Both use the same model with the embedding
@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     n = 2 if args.small else args.interventions
 
     from argbench.embedding import Embedder, offline_minilm
-    from argbench.leaderboard.cqs_submissions import score_systems
     from argbench.results import load_split
+    from argbench.scoring.cq_submissions import score_systems
 
     model = args.model or offline_minilm()
     if model is None:

@@ -7,7 +7,7 @@ reference questions (the first three, in the release's order):
   of those three references, so not an upper bound on the score);
 - ``shuffled``: the same questions with their words in a random order (seeded), a system
   that has the right vocabulary and no syntax;
-- ``generic``: three questions that fit any argument (``GENERIC`` in argbench.leaderboard.cqs_submissions), the same everywhere.
+- ``generic``: three questions that fit any argument (``GENERIC`` in argbench.scoring.cq_submissions), the same everywhere.
 
     python scripts/cq_baseline.py shuffled --out shuffled.json [--like trial_output.json]
 
@@ -22,7 +22,7 @@ import json
 import random
 
 # one definition of the baselines, shared with the leaderboard's CQs-Gen page
-from argbench.leaderboard.cqs_submissions import baseline_questions
+from argbench.scoring.cq_submissions import baseline_questions
 
 
 def main(argv=None) -> int:

@@ -11,15 +11,17 @@ import pytest
 from argbench.constants import CQ_LABELS
 from argbench.embedding import Embedder
 from argbench.leaderboard.cqs_submissions import (
+    format_table,
+    results_documents,
+    write_submission_files,
+)
+from argbench.scoring.cq_submissions import (
     PROTOCOL,
     VectorTable,
-    format_table,
     ranking_correlation,
     ranks,
-    results_documents,
     score_systems,
     split_submissions,
-    write_submission_files,
 )
 
 NAMES = list(CQ_LABELS)

@@ -230,7 +230,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     column.stats = {k: stats[k] for k in ("n_items", "resamples", "seed", "confidence")}
     human = [r for r in rows if r["human_score"] is not None]
     if len(human) >= 3:
-        from argbench.leaderboard.cqs_submissions import ranking_correlation
+        from argbench.scoring.cq_submissions import ranking_correlation
 
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]

@@ -369,9 +369,9 @@ def cqs_gen_system_output(ctx: Context) -> Section:
 
 
 def cqs_gen_submissions(ctx: Context) -> Section:
-    """§6.1: the 15 shared-task submissions re-scored by STS (argbench.leaderboard)."""
+    """§6.1: the 15 shared-task submissions re-scored by STS (argbench.scoring.cq_submissions)."""
     from argbench.embedding import Embedder
-    from argbench.leaderboard.cqs_submissions import ranking_correlation, score_systems
+    from argbench.scoring.cq_submissions import ranking_correlation, score_systems
 
     section = Section("CQs-Gen", "§6.1: STS ranking of the 15 shared-task submissions vs human")
     model, note = ctx.embedding_model(STS_MODEL)

@@ -7,6 +7,10 @@ list of x, ``{field: x}`` for a record, :class:`Labels` for class labels. The ev
 turns ``INPUTS`` into ``datasets.Features`` with :func:`features`; the command line checks
 records against ``INPUTS`` and calls the function without importing evaluate or datasets.
 Each number is defined in the metric's card.
+
+Beside the metrics, what scores with them: ``headline`` (each metric's figure),
+``significance`` (bootstrap intervals, paired tests) and ``cq_submissions`` (the CQs-Gen §6.1
+protocol: the shared task's submissions scored by ``cq_reference_match`` against each other).
 """
 
 from __future__ import annotations
