@@ -343,10 +343,11 @@ def scaling(sizes, repeat, with_choix, blas_threads):
 
 def crossover(sizes=(50, 75, 100, 125, 150, 200, 300, 500), repeat=7):
     """Best-of-``repeat`` in-process times of both Newton variants on the same judgments."""
-    from argbench.scoring.bradley_terry import _DENSE_MAX_ITEMS, fit_bradley_terry
+    from argbench.scoring.bradley_terry import fit_bradley_terry
+    from argbench.scoring.bt_newton import DENSE_MAX_ITEMS
 
     print(f"dense Newton vs Newton-CG, {JUDGMENTS_PER_ITEM} judgments per item, best of "
-          f"{repeat}; method='auto' takes dense Newton up to {_DENSE_MAX_ITEMS} items")  # fmt: skip
+          f"{repeat}; method='auto' takes dense Newton up to {DENSE_MAX_ITEMS} items")  # fmt: skip
     print(f"{'items':>6} {'newton ms':>10} {'newton-cg ms':>13} {'dense/cg':>9} "
           f"{'max|Δ m|':>9}")  # fmt: skip
     for n_items in sizes:

@@ -13,14 +13,15 @@ from hypothesis import strategies as st
 
 from argbench.cli import main
 from argbench.scoring.bradley_terry import (
-    _DENSE_MAX_ITEMS,
     NotIdentifiableError,
     _encode,
-    _Objective,
     combined_quality,
+    fit_bradley_terry,
+)
+from argbench.scoring.bt_newton import DENSE_MAX_ITEMS, Objective
+from argbench.scoring.pair_design import (
     cyclic_group_design,
     cyclic_group_pair_count,
-    fit_bradley_terry,
     paper_pair_count,
 )
 
@@ -38,7 +39,7 @@ def _objective(a, b, outcome, lam, tau, dummy=1.0):
     tie = code == 2
     winner = np.where(code != 1, ai, bi)
     loser = np.where(code != 1, bi, ai)
-    return _Objective(lam, tau, dummy, winner, loser, tie, len(items)), len(items)
+    return Objective(lam, tau, dummy, winner, loser, tie, len(items)), len(items)
 
 
 def _direct_log_likelihood(a, b, outcome, merits, lam, tau, dummy=1.0):
@@ -251,7 +252,7 @@ def test_newton_cg_reaches_the_dense_newton_optimum(lam):
 
 
 def test_auto_takes_dense_newton_for_small_fits_only():
-    for n_items, method in [(_DENSE_MAX_ITEMS, "newton"), (_DENSE_MAX_ITEMS + 1, "newton-cg")]:
+    for n_items, method in [(DENSE_MAX_ITEMS, "newton"), (DENSE_MAX_ITEMS + 1, "newton-cg")]:
         a, b, outcome = _ring_judgments(n_items, per_item=3)
         fit = fit_bradley_terry(a, b, outcome, threshold=0.3)
         assert len(fit.items) == n_items and fit.extra["method"] == method and fit.converged

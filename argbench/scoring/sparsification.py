@@ -23,12 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from argbench.scoring.bradley_terry import (
-    WEBIS_EXAMPLE_PARAMETERS,
-    cyclic_group_design,
-    cyclic_group_pair_count,
-    fit_bradley_terry,
-)
+from argbench.scoring.bradley_terry import WEBIS_EXAMPLE_PARAMETERS, fit_bradley_terry
+from argbench.scoring.pair_design import cyclic_group_design, cyclic_group_pair_count
 
 __all__ = [
     "PAPER_SETTINGS",
