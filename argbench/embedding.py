@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import warnings
 import weakref
 from collections import Counter
@@ -37,7 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from argbench.cache_files import move_aside
+from argbench.embedding_store import (  # the cache, also importable from here
+    CACHE_ENV,
+    CacheError,
+    VectorStore,
+    default_cache_dir,
+    is_unit,
+)
 from argbench.io import looks_like_path
 from argbench.models import folder_fingerprint as _folder_fingerprint
 from argbench.models import folder_signature
@@ -46,6 +51,7 @@ from argbench.scoring._checks import check_text
 from argbench.sources import hub_reachable, is_offline
 
 __all__ = [
+    "CACHE_ENV",
     "CacheError",
     "CosineSimilarity",
     "Embedder",
@@ -55,28 +61,15 @@ __all__ = [
     "model_signature",
 ]
 
-CACHE_ENV = "ARGBENCH_EMBEDDINGS_CACHE"
 # Show a progress bar when at least this many texts must actually be encoded.
 PROGRESS_MIN = 1000
-_SQL_CHUNK = 500
 # Missing texts are encoded and written to the cache this many at a time.
 ENCODE_CHUNK = 8192
 _LOADED: dict[tuple, object] = {}  # in-process models, so repeated calls load once
 
 
-class CacheError(OSError):
-    """The embedding cache database cannot be opened or written (not: corrupt, it is rebuilt)."""
-
-
 class ModelUnavailableError(OSError):
     """The model is neither a local folder nor in the Hugging Face cache, and we are offline."""
-
-
-def default_cache_dir() -> Path:
-    """``$ARGBENCH_EMBEDDINGS_CACHE``, else ``$HF_HOME/argbench/embeddings`` (read at call time)."""
-    from argbench.io import cache_folder
-
-    return cache_folder(CACHE_ENV, "embeddings")
 
 
 def _hub_repo(name: str) -> str:
@@ -147,99 +140,6 @@ def _unavailable(
     )
 
 
-class _Store:
-    """SQLite table ``sha256(text) -> float32 vector`` for one model identity.
-
-    A database SQLite cannot read (a truncated or overwritten file) is moved aside with a
-    warning and started afresh, so one bad file does not fail every later run."""
-
-    def __init__(self, folder: Path, identity: dict):
-        folder.mkdir(parents=True, exist_ok=True)
-        info = folder / "identity.json"
-        if not info.exists():
-            tmp = folder / f".identity.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(identity, indent=1, sort_keys=True))
-            os.replace(tmp, info)  # atomic: concurrent runs write the same content
-        self.folder = folder
-        self.path = folder / "embeddings.sqlite"
-
-    def _run(self, action):
-        for attempt in (1, 2):
-            con = None
-            try:
-                con = sqlite3.connect(self.path, timeout=120)
-                # A new file: 32 KiB pages and a rowid table keep a vector (up to ~8,000
-                # floats) in its row, ~1.1x the vector's bytes. (Files of the earlier WITHOUT
-                # ROWID layout, ~3x with 4 KiB pages, are read and written as they are.)
-                con.execute("PRAGMA page_size = 32768")
-                con.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB)")
-                return action(con)
-            except sqlite3.OperationalError as error:  # locked for 120 s, unwritable, ...
-                raise CacheError(
-                    f"embedding cache {self.path} cannot be used ({error}); point "
-                    f"${CACHE_ENV} or cache_dir= at a writable folder, or pass cache_dir=False"
-                ) from error
-            except sqlite3.DatabaseError as error:  # not a database, or a damaged one
-                if attempt == 2:
-                    raise
-                self._move_aside(error)
-            finally:
-                if con is not None:
-                    con.close()
-
-    def _move_aside(self, error) -> None:
-        move_aside(self.path, error, "embedding cache", stacklevel=5)
-
-    def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
-        def read(con):
-            found: dict[bytes, bytes] = {}
-            for start in range(0, len(keys), _SQL_CHUNK):
-                chunk = keys[start : start + _SQL_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                found.update(con.execute(f"SELECT key, vec FROM emb WHERE key IN ({marks})", chunk))
-            return found
-
-        return self._run(read)
-
-    def dimension(self) -> int | None:
-        """The vector size recorded with the cache (None for a cache written before it was)."""
-
-        def read(con):
-            con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            row = con.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
-            return int(row[0]) if row and str(row[0]).isdigit() else None
-
-        return self._run(read)
-
-    def set_dimension(self, size: int) -> None:
-        def write(con):
-            with con:
-                con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-                con.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('dimension', ?)", (str(size),)
-                )
-
-        self._run(write)
-
-    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        if len(vectors) and self.dimension() != vectors.shape[1]:
-            self.set_dimension(int(vectors.shape[1]))
-
-        def write(con):
-            with con:  # one transaction: all or nothing; REPLACE repairs invalid rows
-                con.executemany(
-                    "INSERT OR REPLACE INTO emb (key, vec) VALUES (?, ?)",
-                    ((k, v.tobytes()) for k, v in zip(keys, vectors, strict=True)),
-                )
-
-        self._run(write)
-
-
-def _unit(vector: np.ndarray) -> bool:
-    """Finite and of length 1 (every stored vector is L2-normalised; NaN or 0 is damage)."""
-    return bool(np.isfinite(vector).all()) and abs(float(vector @ vector) - 1.0) < 1e-3
-
-
 class Embedder:
     """Encodes texts with one sentence-transformers model, through the on-disk cache.
 
@@ -291,7 +191,7 @@ class Embedder:
         if cache_dir is not False:
             root = Path(cache_dir) if cache_dir not in (None, True) else default_cache_dir()
             slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(self.name).name or "model")[:60]
-            self._store = _Store(root / f"{slug}-{self.key[:16]}", self.identity)
+            self._store = VectorStore(root / f"{slug}-{self.key[:16]}", self.identity)
 
     def _identify(self) -> dict:
         """What the cache key is made of; no model loading when the name or path says enough."""
@@ -380,7 +280,7 @@ class Embedder:
                 ).astype(np.float32, copy=False)
                 self.n_encoded += len(chunk)
                 for row, vector in enumerate(new):
-                    if not _unit(vector):
+                    if not is_unit(vector):
                         kind = "NaN" if not np.isfinite(vector).all() else "zero or non-unit"
                         raise ValueError(
                             f"texts[{where[start + row]}] ({chunk[row]!r:.60}): the model gave "
@@ -430,9 +330,9 @@ class Embedder:
         damaged = [i for i, k in enumerate(keys) if k in cached and i not in vectors]
         size = self._dimension() if vectors else None
         if size is None:  # the model does not say: the most common size of the valid ones
-            sizes = Counter(len(v) for v in vectors.values() if _unit(v))
+            sizes = Counter(len(v) for v in vectors.values() if is_unit(v))
             size = sizes.most_common(1)[0][0] if sizes else None
-        invalid = damaged + [i for i, v in vectors.items() if not _unit(v) or len(v) != size]
+        invalid = damaged + [i for i, v in vectors.items() if not is_unit(v) or len(v) != size]
         todo = [i for i in range(len(unique)) if i not in vectors or i in invalid]
         while todo:  # twice at most: when the model's size differs from the cached one
             new = self._run_model(

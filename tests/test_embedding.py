@@ -11,6 +11,7 @@ import pytest
 
 from argbench import embedding
 from argbench.embedding import Embedder, ModelUnavailableError
+from argbench.embedding_store import VectorStore
 
 
 def test_embedder_dedupes_normalises_and_caches(minilm, tmp_path):
@@ -76,7 +77,7 @@ def test_embedder_rejects_non_strings(minilm, tmp_path):
 def test_store_concurrent_inserts_of_the_same_keys(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    store = embedding._Store(tmp_path / "s", {"kind": "test"})
+    store = VectorStore(tmp_path / "s", {"kind": "test"})
     keys = [bytes([i]) * 32 for i in range(50)]
     vectors = np.arange(50 * 4, dtype=np.float32).reshape(50, 4)
     with ThreadPoolExecutor(4) as pool:
@@ -88,7 +89,7 @@ def test_store_concurrent_inserts_of_the_same_keys(tmp_path):
 
 def _put_range(folder: str, start: int, stop: int) -> int:
     """In a separate process: store vectors for keys start..stop-1, 50 per transaction."""
-    store = embedding._Store(Path(folder), {"kind": "test"})
+    store = VectorStore(Path(folder), {"kind": "test"})
     for first in range(start, stop, 50):
         ids = range(first, min(first + 50, stop))
         keys = [i.to_bytes(4, "big") * 8 for i in ids]
@@ -104,7 +105,7 @@ def test_store_two_processes_write_one_cache_file(tmp_path):
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         done = pool.starmap_async(_put_range, [(str(f), a, b) for f, a, b in ranges]).get(300)
     assert done == [3000, 3000]
-    store = embedding._Store(tmp_path / "s", {"kind": "test"})
+    store = VectorStore(tmp_path / "s", {"kind": "test"})
     keys = [i.to_bytes(4, "big") * 8 for i in range(5000)]
     found = store.get(keys)
     assert len(found) == 5000
