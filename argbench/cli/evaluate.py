@@ -3,13 +3,14 @@ or a system's predictions joined to a split (:func:`argbench.evaluate_prediction
 
 Records become compute() inputs through :mod:`argbench.records` (one column table,
 overridable with ``--column``); every value is checked there with the modules' own
-``check_value``, so bad input is an error naming the record and field, never coerced.
+``check_value``, so bad input is an error naming the record and field, never coerced. What
+is read before scoring (records, a submission, ``--column``, ``--option``) is
+:mod:`argbench.cli.evaluate_inputs`.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import shlex
 import sys
@@ -18,31 +19,34 @@ from argbench.cli import (
     UsageError,
     add_data_options,
     add_num_proc,
-    check_dataset,
     finite_float,
     positive_int,
     seed_int,
 )
 from argbench.cli.evaluate_help import DESCRIPTION as _DESCRIPTION
 from argbench.cli.evaluate_help import EPILOG as _EPILOG
+from argbench.cli.evaluate_inputs import (
+    check_known_dataset,
+    column_overrides,
+    columns_of,
+    file_records,
+    options_of,
+    records_of,
+    submission_inputs,
+)
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
-from argbench.io import read_json
 from argbench.metrics import list_metrics
-from argbench.records import COLUMNS, inputs_from_records, resolve_columns
+from argbench.records import COLUMNS, inputs_from_records
 from argbench.results import (
     add_intervals,
     build_document,
     config_hint,
     evaluate_predictions,
-    load_split,
     plain,
-    read_predictions,
-    read_submission_file,
     split_item_ids,
     write_results,
 )
 
-SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
 
 
@@ -217,7 +221,7 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     if (args.dev or args.plot) and args.metric not in CURVES:
         raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
     compute, features = metric_function(args.metric)
-    options = _options(args, compute, features)
+    options = options_of(args, compute, features)
     if args.out and not args.dataset:
         raise UsageError("--out needs --dataset: a results file names the split it scored")
     if (args.allow_missing or args.id) and not (args.input and args.dataset):
@@ -228,12 +232,12 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
             raise UsageError("give --threshold or --dev, not both")
         options.update(_dev_options(args, features, note))
     if args.references or args.references_dataset:
-        inputs, source = _submission_inputs(args)
+        inputs, source = submission_inputs(args)
         result, doc = compute(**inputs, **options), None
     elif args.input and args.dataset:
         return _run_predictions(args, options, features, note)
     else:
-        records, keys, source, split = _records(args)
+        records, keys, source, split = records_of(args)
         inputs = _record_inputs(args, records, keys, split, features, note)
         ids = _item_ids(args, split, inputs)
         result, doc = compute(**inputs, **options), None
@@ -249,11 +253,11 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
 
 def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
     """FILE --dataset: the predictions joined to the split (evaluate_predictions)."""
-    _check_dataset(args)
+    check_known_dataset(args)
     try:
         doc = _evaluate_predictions(args, options, note)
     except ValueError as error:
-        columns = {k: v for k, v in _columns(args, features).items() if k != "predictions"}
+        columns = {k: v for k, v in columns_of(args, features).items() if k != "predictions"}
         hint = config_hint(args.dataset, args.config, columns)
         if hint is None:
             raise
@@ -272,7 +276,7 @@ def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
 def _record_inputs(args, records, keys, split, features, note) -> dict:
     """compute() inputs of FILE's records or of a split's own (--dataset); a field the split
     lacks names the config that has it."""
-    columns = _columns(args, features)
+    columns = columns_of(args, features)
     try:
         return inputs_from_records(
             args.metric, records, keys, features, columns, note, strip_numbers=not args.dataset
@@ -332,7 +336,7 @@ def _evaluate_predictions(args, options, note) -> dict:
         args.config,
         args.split,
         options=options,
-        columns=_column_overrides(args),
+        columns=column_overrides(args),
         id_fields=args.id.split(",") if args.id else None,
         allow_missing=args.allow_missing,
         system=args.system,
@@ -352,8 +356,10 @@ def _dev_options(args, features, note) -> dict:
     """claim_relation --dev FILE: the development records as compute() options."""
     if not args.dev:
         return {}
-    records, keys = _file_records(args.dev)
-    dev = inputs_from_records(args.metric, records, keys, features, _columns(args, features), note)
+    records, keys = file_records(args.dev)
+    dev = inputs_from_records(
+        args.metric, records, keys, features, columns_of(args, features), note
+    )
     return {"dev_predictions": dev["predictions"], "dev_references": dev["references"]}
 
 
@@ -373,113 +379,3 @@ def _with_intervals(args, result: dict, doc: dict | None) -> dict:
 
 def _label(dataset: dict) -> str:
     return "/".join(str(dataset[k]) for k in ("name", "config", "split") if dataset.get(k))
-
-
-def _records(args) -> tuple[list, list | None, str, object]:
-    """(records, their keys when the JSON was keyed by id, a description of the source, the
-    split when the records are a dataset's)."""
-    if args.dataset:
-        _check_dataset(args)
-        split = load_split(
-            args.dataset,
-            args.config,
-            args.split,
-            sources=args.sources,
-            cache_dir=args.cache_dir,
-            num_proc=args.num_proc,
-        )
-        return split.data.to_list(), None, split.label(), split
-    if args.config or args.split:
-        raise UsageError("--config and --split go with --dataset")
-    if not args.input:
-        raise UsageError("give a FILE of records or --dataset NAME")
-    return (*_file_records(args.input), args.input, None)
-
-
-def _check_dataset(args) -> None:
-    """An argbench dataset name and config are checked before anything is imported."""
-    import argbench
-
-    if args.dataset in argbench.list_datasets():
-        check_dataset(args.dataset, args.config)
-
-
-def _file_records(path) -> tuple[list, list | None]:
-    """(records, their keys when the JSON was keyed by id) of a .json / .jsonl file."""
-    records, keys = read_predictions(path, submissions=False)
-    if not records:
-        raise ValueError(f"{path}: no records")
-    return records, keys
-
-
-def _submission_inputs(args) -> tuple[dict, str]:
-    """compute() inputs from a CQs-Gen submission and its references (read_submission)."""
-    from argbench.scoring.cq_reference_match import read_submission
-
-    if args.metric != "cq_reference_match":
-        raise UsageError("--references / --references-dataset go with cq_reference_match")
-    if args.references and args.references_dataset:
-        raise UsageError("give --references or --references-dataset, not both")
-    if not args.input or args.dataset or args.column:
-        raise UsageError("--references needs a SUBMISSION file (no --dataset, no --column)")
-    if args.references:
-        references = read_json(args.references)
-    else:
-        references = load_split(
-            "cqs_gen",
-            "interventions",
-            args.references_dataset,
-            sources=args.sources,
-            cache_dir=args.cache_dir,
-        ).data.to_list()
-    inputs = read_submission(
-        read_submission_file(args.input), references, unknown=args.unknown, missing=args.missing
-    )
-    if not inputs["predictions"]:
-        raise ValueError(f"{args.input}: no intervention to score")
-    return inputs, args.input
-
-
-def _column_overrides(args) -> dict[str, str]:
-    overrides = {}
-    for spec in args.column:
-        name, sep, field = spec.partition("=")
-        if not sep or name not in COLUMNS[args.metric]:
-            raise UsageError(
-                f"--column {spec!r}: expected INPUT=FIELD with INPUT one of "
-                f"{', '.join(COLUMNS[args.metric])}"
-            )
-        overrides[name] = field
-    return overrides
-
-
-def _columns(args, features) -> dict:
-    return resolve_columns(args.metric, _column_overrides(args), features)
-
-
-def _options(args, compute, features) -> dict:
-    options = {}
-    for spec in args.option:
-        key, sep, text = spec.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option {spec!r}: expected KEY=VALUE")
-        try:
-            options[key] = json.loads(text)
-        except json.JSONDecodeError:
-            options[key] = text
-    for key in SHORTCUTS:
-        if getattr(args, key) is not None:
-            options[key] = getattr(args, key)
-    parameters = inspect.signature(compute).parameters
-    if args.allow_incomplete and "on_failure" in parameters:
-        options.setdefault("on_failure", "incomplete")
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
-    if clash:
-        raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
-    known = [p for p in parameters if p not in features]
-    for key in options:
-        if key not in known:
-            raise UsageError(
-                f"{args.metric} has no option {key!r}; options: {', '.join(known) or 'none'}"
-            )
-    return options
