@@ -38,6 +38,7 @@ __all__ = [
     "read_jsonl",
     "read_records",
     "read_text",
+    "is_claimed",
     "release_output",
     "save_figure",
     "write_claimed",
@@ -309,6 +310,11 @@ def claim_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), wh
         raise PermissionError(f"{what} {path}: not writable ({error.strerror})") from None
     _CLAIMED[key] = lock
     return path
+
+
+def is_claimed(path) -> bool:
+    """Whether this process holds ``path``'s output claim (:func:`claim_output`)."""
+    return Path(path).resolve() in _CLAIMED
 
 
 def release_output(path) -> None:

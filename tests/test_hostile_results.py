@@ -669,3 +669,29 @@ def test_a_library_write_takes_the_output_claim(tmp_path):
         holder.wait()
     write_results(relevance_doc(), target)  # control: free again
     assert read_results(target)["system"] == "mine"
+
+
+def test_write_results_once_writes_all_or_nothing_and_never_over_another_result(tmp_path):
+    """No run erases another, in the library as on the command line: the same result again is
+    left as it is (its time and command may differ); another result, an edited file, or a file
+    that is not JSON at one of the paths stops the whole write before any file is touched."""
+    from argbench.results import write_results_once
+
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    doc_a, doc_b = relevance_doc(system="a"), relevance_doc(system="b")
+    outcome = write_results_once([(first, doc_a), (second, doc_b)])
+    assert [written for _, _, written in outcome] == [True, True]
+    before = {p: p.read_bytes() for p in (first, second)}
+    again = {**relevance_doc(system="a"), "command": "argbench another-command"}
+    assert [w for _, _, w in write_results_once([(first, again)])] == [False]
+
+    third = tmp_path / "c.json"
+    other = relevance_doc(system="a", threshold=3)  # other settings: another result
+    with pytest.raises(FileExistsError, match="a.json exists and holds another result"):
+        write_results_once([(third, doc_b), (first, other)])
+    assert not third.exists() and {p: p.read_bytes() for p in (first, second)} == before
+
+    second.write_text("not json at all")
+    with pytest.raises(FileExistsError, match="nothing was written"):
+        write_results_once([(second, doc_b)])
+    assert second.read_text() == "not json at all"

@@ -164,11 +164,16 @@ def write_results_once(
     result (:func:`same_result`); returns (path, document, written). No run erases another:
     when any path holds another result (another model, threshold or version, or an edited
     file) nothing at all is written and :class:`FileExistsError` names the files."""
-    from argbench.io import claim_output, read_json
+    from argbench.io import claim_output, is_claimed, read_json, release_output
 
+    planned = [(Path(path), doc) for path, doc in planned]
+    claimed = []  # every path is locked before it is looked at: a concurrent run waits
+    for path, _ in planned:
+        if not is_claimed(path):
+            claim_output(path, suffixes=(".json",))
+            claimed.append(path)
     outcome, others = [], []
     for path, doc in planned:
-        path = Path(path)
         if path.exists():
             try:
                 old = read_json(path)
@@ -178,9 +183,10 @@ def write_results_once(
                 others.append(path)
             outcome.append((path, doc, False))
         else:
-            claim_output(path, suffixes=(".json",))
             outcome.append((path, doc, True))
     if others:
+        for path in claimed:
+            release_output(path)
         listed = ", ".join(str(p) for p in others[:3]) + (
             f" and {len(others) - 3} more" if len(others) > 3 else ""
         )
