@@ -4,6 +4,8 @@ injected markup stays text, and every page has a screenshot."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from argbench.browser import Browser, find_chromium
@@ -94,3 +96,18 @@ def test_a_screenshot_of_each_page(site):
     for png in (site / "screenshots").glob("*.png"):
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png.name
+
+
+def test_a_browser_that_does_not_start_is_a_clear_error(tmp_path):
+    """A Chromium that exits at once (a broken install) is named with what it said, within
+    the timeout, and leaves no profile folder behind."""
+    import tempfile
+
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\necho 'cannot open display: broken install' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    before = set(Path(tempfile.gettempdir()).glob("argbench-chromium-*"))
+    with pytest.raises(RuntimeError, match=r"did not start .*exit 3.*broken install"):
+        with Browser(str(fake), timeout=10):
+            pass
+    assert set(Path(tempfile.gettempdir()).glob("argbench-chromium-*")) == before
