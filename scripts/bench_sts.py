@@ -77,10 +77,10 @@ def baseline_labels(decisions, submission, reference, threshold):
     return labels
 
 
-def scenario(name, validation, llama8):
+def scenario(name, validation, llama8, interventions=None):
     if name == "llama8":
         return llama8
-    keys = list(validation)
+    keys = list(validation)[:interventions]
     if name == "references":
         return {
             k: {"cqs": [{"id": i, "cq": c["cq"]} for i, c in enumerate(validation[k]["cqs"])]}
@@ -99,14 +99,17 @@ def scenario(name, validation, llama8):
     raise ValueError(name)
 
 
-def run_argbench(model_path, submission, validation, cache, threshold):
+def run_argbench(model_path, submission, validation, cache, threshold, max_questions):
     from argbench import embedding
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 
     start = time.perf_counter()
     embedder = embedding.Embedder(model_path, cache_dir=cache)
     result = cq_reference_match(
-        **read_submission(submission, validation), model=embedder, threshold=threshold
+        **read_submission(submission, validation),
+        model=embedder,
+        threshold=threshold,
+        max_questions=max_questions,
     )
     return result, time.perf_counter() - start, embedder.n_encoded
 
@@ -117,11 +120,19 @@ def main(argv=None) -> int:
     parser.add_argument("--scenario", action="append", choices=["llama8", "shifted3", "references"])
     parser.add_argument("--sources", default=os.environ.get("ARGBENCH_SOURCES"))
     parser.add_argument(
-        "--small", action="store_true", help="CI size: the llama8 scenario (15 questions)"
+        "--interventions",
+        type=int,
+        help="the first N validation interventions in shifted3 / references (default all 186)",
+    )
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="CI size: llama8 (15 questions) and references on 1 intervention (every "
+        "question labelled, as the full run does)",
     )
     args = parser.parse_args(argv)
     if args.small:
-        args.scenario = ["llama8"]
+        args.scenario, args.interventions = ["llama8", "references"], 1
     if not args.sources:
         parser.error("needs the source mirror: --sources or $ARGBENCH_SOURCES")
     root = Path(args.sources)
@@ -143,7 +154,7 @@ def main(argv=None) -> int:
     print(f"model: {model_path} (first load {time.perf_counter() - start:.1f}s, untimed)")
     failures = 0
     for name in args.scenario or ["llama8", "shifted3", "references"]:
-        submission = scenario(name, validation, llama8)
+        submission = scenario(name, validation, llama8, args.interventions)
         n_q = sum(len(v["cqs"]) for v in submission.values())
         n_ref = sum(len(validation[k]["cqs"]) for k in submission)
         print(f"\n== {name}: {len(submission)} interventions, {n_q} questions, {n_ref} references")
@@ -151,12 +162,17 @@ def main(argv=None) -> int:
         base_encoded = sum(
             len(submission[k]["cqs"]) * (1 + len(validation[k]["cqs"])) for k in submission
         )
+        # the baseline labels every question; the metric scores the first 3 of an intervention
+        # unless told to label all (max_questions="all", what "references" needs: ~22 each)
+        most = max(len(v["cqs"]) for v in submission.values())
+        max_questions = "all" if most > 3 else 3
         cache = tempfile.mkdtemp(prefix="argbench-bench-sts-")
         try:
             embedding._LOADED.clear()  # cold: argbench loads the model itself
-            cold, t_cold, n_cold = run_argbench(model_path, submission, validation, cache, 0.65)
-            warm, t_warm, n_warm = run_argbench(model_path, submission, validation, cache, 0.65)
-            other, _, _ = run_argbench(model_path, submission, validation, cache, 0.6)
+            args_ = (model_path, submission, validation, cache)
+            cold, t_cold, n_cold = run_argbench(*args_, 0.65, max_questions)
+            warm, t_warm, n_warm = run_argbench(*args_, 0.65, max_questions)
+            other, _, _ = run_argbench(*args_, 0.6, max_questions)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
         diffs = [
