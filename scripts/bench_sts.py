@@ -169,10 +169,10 @@ def main(argv=None) -> int:
         cache = tempfile.mkdtemp(prefix="argbench-bench-sts-")
         try:
             embedding._LOADED.clear()  # cold: argbench loads the model itself
-            args_ = (model_path, submission, validation, cache)
-            cold, t_cold, n_cold = run_argbench(*args_, 0.65, max_questions)
-            warm, t_warm, n_warm = run_argbench(*args_, 0.65, max_questions)
-            other, _, _ = run_argbench(*args_, 0.6, max_questions)
+            inputs = (model_path, submission, validation, cache)
+            cold, t_cold, n_cold = run_argbench(*inputs, 0.65, max_questions)
+            warm, t_warm, n_warm = run_argbench(*inputs, 0.65, max_questions)
+            other, _, _ = run_argbench(*inputs, 0.6, max_questions)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
         diffs = [

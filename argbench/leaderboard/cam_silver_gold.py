@@ -52,7 +52,6 @@ def systems(gold, silver) -> dict[str, list[dict]]:
 def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=None, log=print):
     """Results files ``<out>/<metric>-<system>.json`` for every system and metric."""
     import argbench
-    from argbench.leaderboard.cqs_submissions import ADVICE
     from argbench.results import evaluate_predictions, write_results_once
 
     out = Path(out)
@@ -81,6 +80,6 @@ def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=
             )
             slug = "".join(c if c.isalnum() else "_" for c in system).strip("_")
             planned.append((out / f"{metric}-{slug}.json", doc))
-    paths = [path for path, _, _ in write_results_once(planned, advice=ADVICE)]
+    paths = [path for path, _, _ in write_results_once(planned)]
     log(f"CAM: {len(paths)} results files (silver and gold answers, 50 questions) -> {out}")
     return paths

@@ -130,10 +130,6 @@ def format_table(docs: list[dict], correlation: dict | None) -> str:
     return "\n".join(lines)
 
 
-# what a second run with other settings is told (its results are refused, never written over)
-ADVICE = "give another --out folder, or move the old one away"
-
-
 def run(
     out,
     *,
@@ -161,9 +157,7 @@ def run(
     for _, result in scored:
         result["note"] = " ".join(filter(None, [NOTE, model_note]))
     docs = results_documents(scored, split, resamples=resamples, seed=seed, command=command)
-    written = write_results_once(
-        [(out / "results" / f"{d['system']}.json", d) for d in docs], advice=ADVICE
-    )
+    written = write_results_once([(out / "results" / f"{d['system']}.json", d) for d in docs])
     paths = [path for path, _, _ in written]
     humans = [d for d in docs if d["result"].get("human_score") is not None]
     correlation = ranking_correlation(
