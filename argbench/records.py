@@ -1,7 +1,7 @@
 """Records (JSON objects, dataset rows) → a metric's compute() inputs, checked.
 
-One column table (``COLUMNS``) says which record field feeds which compute() input; every
-value is checked against the metric's features (its plain ``INPUTS``, see
+Each metric's declaration (``METRIC.columns``, :mod:`argbench.scoring.declaration`) says which
+record field feeds which compute() input; every value is checked against the metric's features (its plain ``INPUTS``, see
 :mod:`argbench.scoring`) here, so bad input is an error naming the
 record and field, never an Arrow traceback. Used by ``argbench evaluate`` and by
 :func:`argbench.evaluate_predictions`.
@@ -9,37 +9,15 @@ record and field, never an Arrow traceback. Used by ``argbench evaluate`` and by
 
 from __future__ import annotations
 
+from argbench.loaders._readers import parse_numbered
+from argbench.scoring import declaration
 from argbench.scoring._checks import check_value
-
-# metric -> compute() input -> record field ("a.b": field b of every element of list a).
-# Inputs that are metric features are required; the others (contexts, intervention_ids) are
-# used when the first record has the field.
-COLUMNS = {
-    "annotator_agreement": {"ratings": "ratings"},
-    "argument_answer_coherence": {"predictions": "answer", "references": "arguments"},
-    "argument_overlap": {"predictions": "answer", "references": "arguments"},
-    "argument_relevance": {"predictions": "answer", "references": "argument_relevance"},
-    "claim_relation": {"predictions": "score", "references": "label"},
-    "cq_reference_match": {
-        "predictions": "cqs",
-        "references": "references",
-        "intervention_ids": "intervention_id",
-    },
-    "cr_diversity": {"predictions": "cq"},
-    "rationale_f1": {
-        "predictions": "predicted_rationales",
-        "references": "rationales",
-        "contexts": "claim_a",
-    },
-}
-# metrics whose references are CAM argument lists ("N. " prefixes are stripped from files)
-ARGUMENT_LISTS = ("argument_overlap", "argument_answer_coherence")
 
 
 def resolve_columns(metric: str, overrides: dict[str, str], features) -> dict[str, str]:
     """The default columns of ``metric`` with ``overrides`` applied; an empty field turns an
     optional input off."""
-    columns = dict(COLUMNS[metric])
+    columns = dict(declaration(metric).columns)
     for name, field in overrides.items():
         if name not in columns:
             raise ValueError(
@@ -132,7 +110,7 @@ def inputs_from_records(
             f"{len(expanded)} record(s) hold a list where a string is expected: "
             f"{len(records)} records -> {len(next(iter(inputs.values())))} examples"
         )
-    if strip_numbers and metric in ARGUMENT_LISTS:
+    if strip_numbers and declaration(metric).argument_lists:
         inputs["references"] = strip_argument_numbers(inputs["references"], note)
     return inputs
 
@@ -143,8 +121,6 @@ def is_string(feature) -> bool:
 
 def strip_argument_numbers(references: list, note) -> list:
     """Drop the authors' ``"N. "`` prefixes when every argument of every record has its own."""
-    from argbench.loaders._readers import parse_numbered
-
     total = 0
     for index, arguments in enumerate(references):
         for position, argument in enumerate(arguments, 1):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from argbench.scoring import declaration
+
 _HERE = Path(__file__).parent
 
 
@@ -18,12 +20,10 @@ def metric_path(name: str) -> Path:
     return _HERE / name
 
 
-# statistics of predictions or ratings alone: evaluate's "measurement" modules, not metrics
-MEASUREMENTS = ("annotator_agreement", "cr_diversity")
-
-
 def module_type(name: str) -> str:
-    return "measurement" if name in MEASUREMENTS else "metric"
+    """``measurement`` (a statistic of predictions or ratings alone) or ``metric``, as the
+    metric declares it (:mod:`argbench.scoring.declaration`)."""
+    return declaration(name).module_type
 
 
 def load_metric(name: str, **kwargs):

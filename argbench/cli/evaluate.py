@@ -36,7 +36,7 @@ from argbench.cli.evaluate_inputs import (
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.metrics import list_metrics
-from argbench.records import COLUMNS, inputs_from_records
+from argbench.records import inputs_from_records
 from argbench.results import (
     add_intervals,
     build_document,
@@ -46,24 +46,37 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
+from argbench.scoring import declaration, declared_metrics
 
-CURVES = ("claim_relation",)  # metrics whose result has a pr_curve (--dev, --plot)
+
+def _columns_table() -> str:
+    """Each metric's default input columns, from its declaration."""
+    return "\n".join(
+        f"  {metric:<26} " + ", ".join(f"{name}<-{field}" for name, field in spec.columns.items())
+        for metric, spec in declared_metrics().items()
+    )
 
 
 def add_commands(subparsers) -> None:
-    table = "\n".join(
-        f"  {metric:<26} "
-        + ", ".join(f"{name}<-{field}" for name, field in COLUMNS[metric].items())
-        for metric in COLUMNS
-    )
     ev = subparsers.add_parser(
         "evaluate",
         help="run a metric on a file, a dataset split, or your predictions joined to a split",
-        description=_DESCRIPTION.format(columns=table),
+        description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument("metric", metavar="METRIC", choices=list_metrics(), help=", ".join(COLUMNS))
+    # the columns table imports every metric module (numpy and more): only when the help of
+    # this command is printed, so that `argbench --help` and other commands stay fast
+    format_help = ev.format_help
+
+    def with_columns() -> str:
+        ev.description = _DESCRIPTION.format(columns=_columns_table())
+        return format_help()
+
+    ev.format_help = with_columns
+    ev.add_argument(
+        "metric", metavar="METRIC", choices=list_metrics(), help=", ".join(list_metrics())
+    )
     ev.add_argument(
         "input", nargs="?", metavar="FILE", help="records or predictions: .json or .jsonl"
     )
@@ -218,8 +231,9 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     """
     from argbench.scoring import metric_function
 
-    if (args.dev or args.plot) and args.metric not in CURVES:
-        raise UsageError(f"--dev and --plot go with {', '.join(CURVES)}")
+    if (args.dev or args.plot) and not declaration(args.metric).curve:
+        curves = [name for name, spec in declared_metrics().items() if spec.curve]
+        raise UsageError(f"--dev and --plot go with {', '.join(curves)}")
     compute, features = metric_function(args.metric)
     options = options_of(args, compute, features)
     if args.out and not args.dataset:

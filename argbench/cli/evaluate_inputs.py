@@ -12,8 +12,9 @@ import json
 
 from argbench.cli import UsageError, check_dataset
 from argbench.io import read_json
-from argbench.records import COLUMNS, resolve_columns
+from argbench.records import resolve_columns
 from argbench.results import load_split, read_predictions, read_submission_file
+from argbench.scoring import declaration
 
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 
@@ -87,10 +88,10 @@ def column_overrides(args) -> dict[str, str]:
     overrides = {}
     for spec in args.column:
         name, sep, field = spec.partition("=")
-        if not sep or name not in COLUMNS[args.metric]:
+        columns = declaration(args.metric).columns
+        if not sep or name not in columns:
             raise UsageError(
-                f"--column {spec!r}: expected INPUT=FIELD with INPUT one of "
-                f"{', '.join(COLUMNS[args.metric])}"
+                f"--column {spec!r}: expected INPUT=FIELD with INPUT one of {', '.join(columns)}"
             )
         overrides[name] = field
     return overrides
@@ -116,7 +117,7 @@ def options_of(args, compute, features) -> dict:
     parameters = inspect.signature(compute).parameters
     if args.allow_incomplete and "on_failure" in parameters:
         options.setdefault("on_failure", "incomplete")
-    clash = sorted(set(options) & (set(COLUMNS[args.metric]) | set(features)))
+    clash = sorted(set(options) & (set(declaration(args.metric).columns) | set(features)))
     if clash:
         raise UsageError(f"{', '.join(clash)} is an input: set it with --column, not --option")
     known = [p for p in parameters if p not in features]

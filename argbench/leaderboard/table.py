@@ -23,10 +23,10 @@ ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the lea
 
 def headline_key(doc: dict) -> str | None:
     """The per-item key a results document is ranked by: the metric's headline pair key in
-    ``argbench.scoring.headline`` (None: the metric has no per-item headline to rank)."""
-    from argbench.scoring.headline import HEADLINES
+    the metric's declaration (None: the metric has no per-item headline to rank)."""
+    from argbench.scoring import ranked_metrics
 
-    headline = HEADLINES.get(doc.get("metric"))
+    headline = ranked_metrics().get(doc.get("metric"))
     return headline.pair if headline else None
 
 

@@ -50,9 +50,9 @@ from argbench.results.verify import (
     read_results,
     verify_document,
 )
-from argbench.scoring.headline import pair_keys as _pair_keys
+from argbench.scoring import pair_keys as _pair_keys
 
-# metric -> the per-item key argbench compare pairs on (argbench.scoring.headline.HEADLINES)
+# metric -> the per-item key argbench compare pairs on (each metric's declared headline)
 PRIMARY = _pair_keys()
 
 __all__ = [

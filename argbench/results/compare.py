@@ -1,12 +1,12 @@
 """Comparing systems scored on one split: paired bootstrap intervals and randomisation tests
-over the per-item values that :mod:`argbench.scoring.headline` names."""
+over the per-item values that each metric's declaration names (its headline's ``pair``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from argbench.results.verify import read_results, verify_document
-from argbench.scoring.headline import pair_keys
+from argbench.scoring import pair_keys
 
 __all__ = ["DATASET_FIELDS", "compare_results"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from argbench.records import COLUMNS, inputs_from_records, resolve_columns
+from argbench.records import inputs_from_records, resolve_columns
 from argbench.results.document import build_document
 from argbench.results.predictions import _id_fields, join, read_predictions
 from argbench.results.split import load_split
-from argbench.scoring.headline import pair_keys
+from argbench.scoring import declaration, pair_keys
 
 __all__ = ["add_intervals", "evaluate_predictions"]
 
@@ -81,8 +81,7 @@ def evaluate_predictions(
     """
     from argbench.scoring import metric_function
 
-    if metric not in COLUMNS:
-        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
+    declaration(metric)  # an unknown metric: an error listing the metrics
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
     )

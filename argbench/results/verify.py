@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from argbench.scoring.headline import HEADLINES, headline_of
+from argbench.scoring import headline_of, ranked_metrics
 
 __all__ = ["ResultsFileError", "headline", "per_item", "read_results", "verify_document"]
 
@@ -87,7 +87,7 @@ def _check_values(doc: dict, source: str) -> None:
     """Per-item values: one per item, finite numbers in the metric's range; the headline
     (and every figure with a per-item list) their mean where the metric decomposes."""
     result, ids = doc["result"], doc["item_ids"]
-    spec = HEADLINES.get(doc["metric"])
+    spec = ranked_metrics().get(doc["metric"])
     low, high = (spec.low, spec.high) if spec else (None, None)
     items = result.get("per_item") or {}
     if not isinstance(items, dict):
@@ -173,7 +173,7 @@ def read_results(path) -> dict:
             f"{_REWRITE}"
         )
     if digest is None:
-        spec = HEADLINES.get(doc["metric"])
+        spec = ranked_metrics().get(doc["metric"])
         why = (
             f"a {doc['metric']} figure cannot be recomputed from per-item values, so"
             if spec is not None and not spec.decomposes
@@ -186,7 +186,7 @@ def read_results(path) -> dict:
 
 def headline(doc: dict) -> dict:
     """What a leaderboard shows of a (verified) document: ``metric``, ``key`` and ``value``
-    of the headline figure (:mod:`argbench.scoring.headline`; ``value`` None when undefined),
+    of the headline figure (the metric's declared headline; ``value`` None when undefined),
     ``signature``, ``dataset`` (the split's identity), ``system``, ``n_items``, ``n_missing``,
     and ``complete``: False when items of the split were not scored (``partial``) or
     judgments failed (``incomplete``)."""
@@ -212,7 +212,7 @@ def headline(doc: dict) -> dict:
 def per_item(doc: dict, key: str | None = None) -> tuple[list[str], list[float | None]]:
     """(item ids, per-item values) of ``key`` (default: the key ``compare`` pairs on);
     None where an item is undefined. A metric without per-item values is an error."""
-    spec = HEADLINES.get(doc["metric"])
+    spec = ranked_metrics().get(doc["metric"])
     key = key or (spec.pair if spec else None)
     values = (doc["result"].get("per_item") or {}).get(key) if key else None
     if values is None:

@@ -6,17 +6,23 @@ features in a plain form: ``"string"`` / ``"int64"`` / ``"float64"`` for a value
 list of x, ``{field: x}`` for a record, :class:`Labels` for class labels. The evaluate module
 turns ``INPUTS`` into ``datasets.Features`` with :func:`features`; the command line checks
 records against ``INPUTS`` and calls the function without importing evaluate or datasets.
-Each number is defined in the metric's card.
+Each number is defined in the metric's card. Each metric module also declares its own facts,
+``METRIC`` (:class:`argbench.scoring.declaration.Metric`: input columns, headline, direction,
+aggregation, harness figures, evaluate module type); :func:`declared_metrics` finds them, as
+``argbench.list_metrics`` finds the ``metrics/<name>/`` folders.
 
-Beside the metrics, what scores with them: ``headline`` (each metric's figure),
-``significance`` (bootstrap intervals, paired tests) and ``cq_submissions`` (the CQs-Gen §6.1
+Beside the metrics, what scores with them: ``significance`` (bootstrap intervals, paired tests) and ``cq_submissions`` (the CQs-Gen §6.1
 protocol: the shared task's submissions scored by ``cq_reference_match`` against each other).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 from dataclasses import dataclass
+
+from argbench.scoring.declaration import Headline, Metric
 
 
 @dataclass(frozen=True)
@@ -47,3 +53,45 @@ def metric_function(name: str):
     """(``argbench.scoring.<name>.<name>``, its ``INPUTS``): the metric without evaluate."""
     module = importlib.import_module(f"{__name__}.{name}")
     return getattr(module, name), module.INPUTS
+
+
+@functools.cache
+def declared_metrics() -> dict[str, Metric]:
+    """name -> declaration of every metric module (one that sets ``METRIC``), found by
+    looking, not listed."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name == "declaration":
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if isinstance(getattr(module, "METRIC", None), Metric):
+            found[info.name] = module.METRIC
+    return dict(sorted(found.items()))
+
+
+def declaration(metric: str) -> Metric:
+    """The declaration of ``metric``; an unknown name is an error listing the metrics."""
+    metrics = declared_metrics()
+    if metric not in metrics:
+        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(metrics)}")
+    return metrics[metric]
+
+
+def headline_of(metric: str) -> Headline:
+    """The metric's headline; a metric without one (cr_diversity, annotator_agreement: no
+    system score a leaderboard ranks) is an error naming the metrics that have one."""
+    spec = declaration(metric).headline
+    if spec is None:
+        ranked = [name for name, m in declared_metrics().items() if m.headline]
+        raise ValueError(f"{metric} has no headline figure (metrics with one: {', '.join(ranked)})")
+    return spec
+
+
+def ranked_metrics() -> dict[str, Headline]:
+    """metric -> headline, for the metrics a leaderboard ranks by."""
+    return {name: m.headline for name, m in declared_metrics().items() if m.headline}
+
+
+def pair_keys() -> dict[str, str]:
+    """metric -> the per-item key ``argbench compare`` pairs systems on."""
+    return {name: h.pair for name, h in ranked_metrics().items() if h.pair is not None}

@@ -10,10 +10,13 @@ from itertools import combinations
 
 import numpy as np
 
+from argbench.scoring.declaration import Metric
 from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"ratings": ["float64"]}
+
+METRIC = Metric(inputs=INPUTS, columns={"ratings": "ratings"}, measurement=True)
 
 __all__ = [
     "agreement",

@@ -13,10 +13,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from argbench.citations import notebook_citations, parse_citations
+from argbench.scoring.declaration import Headline, Metric
 from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["string"]}
+
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={"predictions": "answer", "references": "arguments"},
+    headline=Headline("aac_by_answer", "aac_by_answer", True),
+    argument_lists=True,
+)
 
 __all__ = ["argument_answer_coherence", "DEFAULT_PROMPT", "SYSTEM_PROMPT"]
 

@@ -6,10 +6,19 @@ from collections.abc import Callable, Sequence
 
 from argbench.citations import notebook_excerpts, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, check_str_list, mean_or_nan
+from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["string"]}
+
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={"predictions": "answer", "references": "arguments"},
+    headline=Headline("jaccard_text", "jaccard_text", True),
+    figures={"overlap_jaccard": Figure("jaccard_text")},
+    argument_lists=True,
+)
 
 
 def numbered_arguments(arguments: Sequence[str]) -> list[str]:

@@ -11,11 +11,23 @@ from collections.abc import Sequence
 
 from argbench.citations import notebook_citations, parse_citations
 from argbench.scoring._checks import check_same_length, check_str, harmonic_f1, mean_or_nan
+from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature
 
 MAX_LABEL = 3  # relevance labels are 0 (not relevant) .. 3 (highly relevant)
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string", "references": ["int64"]}
+
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={"predictions": "answer", "references": "argument_relevance"},
+    headline=Headline("f1", "f1", True),
+    figures={
+        "ar_precision": Figure("precision"),
+        "ar_recall": Figure("recall"),
+        "ar_f1": Figure("f1"),
+    },
+)
 
 
 def argument_relevance(

@@ -14,10 +14,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from argbench.scoring._checks import check_same_length, harmonic_f1
+from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "float64", "references": "int64"}
+
+# the ClaimDiff paper reports AUROC (Table 2): a ranking figure, no per-item value
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={"predictions": "score", "references": "label"},
+    headline=Headline("auroc", None, False),
+    figures={key: Figure(key) for key in ("auroc", "f1", "precision", "recall")},
+    curve=True,
+)
 
 __all__ = [
     "best_f1_threshold",

@@ -18,6 +18,7 @@ import numpy as np
 
 from argbench.constants import CQ_LABELS
 from argbench.scoring import Labels
+from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature, callable_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
@@ -25,6 +26,21 @@ INPUTS = {
     "predictions": ["string"],
     "references": [{"id": "string", "cq": "string", "label": Labels(CQ_LABELS)}],
 }
+
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={
+        "predictions": "cqs",
+        "references": "references",
+        "intervention_ids": "intervention_id",
+    },
+    headline=Headline("score", "score", True),
+    figures={
+        "cq_score": Figure("score"),
+        "nae_rate": Figure("nae_rate", higher_is_better=False),
+        "useful_rate": Figure("useful_rate"),
+    },
+)
 
 __all__ = [
     "LABELS",

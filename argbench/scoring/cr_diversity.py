@@ -17,10 +17,13 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from argbench.scoring._checks import check_str
+from argbench.scoring.declaration import Metric
 from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string"}
+
+METRIC = Metric(inputs=INPUTS, columns={"predictions": "cq"}, measurement=True)
 
 _CHUNK = 10_000  # texts per piece: big enough for C-speed joins, small next to a corpus
 

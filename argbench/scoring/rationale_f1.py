@@ -11,10 +11,21 @@ from argbench.scoring._checks import (
     harmonic_f1,
     mean_or_nan,
 )
+from argbench.scoring.declaration import Headline, Metric
 from argbench.signature import Signature
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": ["string"], "references": ["string"]}
+
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={
+        "predictions": "predicted_rationales",
+        "references": "rationales",
+        "contexts": "claim_a",
+    },
+    headline=Headline("token_f1", "token_f1", True),
+)
 
 Span = tuple[int, int]  # token indices, end exclusive
 
