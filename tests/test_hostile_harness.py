@@ -17,8 +17,9 @@ import pytest
 
 from argbench.cli import main
 from argbench.cli.exits import exit_for
-from argbench.harness import checks, lm_eval_path, tasks
+from argbench.harness import checks, lm_eval_path, runs
 from argbench.results import compare_results, read_results
+from argbench.tasks import task as task_of
 from tests.openai_stub import StubServer
 from tests.test_harness import BIN, harness_env, run  # noqa: F401 - harness_env: a fixture
 
@@ -29,9 +30,9 @@ def data(harness_env, monkeypatch):  # noqa: F811
     env = harness_env["env"]
     for key in ("ARGBENCH_HARNESS_DATA", "ARGBENCH_STS_MODEL", "ARGBENCH_EMBEDDINGS_CACHE"):
         monkeypatch.setenv(key, env[key])
-    tasks._cached_split.cache_clear()
+    runs._cached_split.cache_clear()
     yield harness_env
-    tasks._cached_split.cache_clear()
+    runs._cached_split.cache_clear()
 
 
 FIRST = {"claimdiff_s": "auroc", "cqs_gen": "cq_score"}
@@ -44,18 +45,18 @@ def lm_eval_folder(root, task, outputs, *, stamp="2026-01-01T00-00-00.000001", m
     name = f"argbench_{task}"
     folder = root / model.replace("/", "__")
     folder.mkdir(parents=True, exist_ok=True)
-    docs = tasks.documents(task)[: len(outputs)]
+    docs = runs.documents(task)[: len(outputs)]
     with open(folder / f"samples_{name}_{stamp}.jsonl", "w") as out:
         for number, (doc, output) in enumerate(zip(docs, outputs, strict=True)):
-            record = tasks.prediction(task, doc, output)
+            record = runs.prediction(task, doc, output)
             sample = {"doc_id": number, FIRST[task]: record}
-            if tasks.task(task).dataset == "claimdiff":
+            if task_of(task).behaviour.choice:
                 sample["resps"] = [[[str(x), "False"]] for x in output]
             else:
                 sample["resps"] = [[output]]
             out.write(json.dumps(sample) + "\n")
     config = {"metric_list": [{"metric": FIRST[task]}]}
-    if tasks.task(task).dataset != "claimdiff":
+    if not task_of(task).behaviour.choice:
         config["generation_kwargs"] = gen or {"until": ["\n\n\n"], "max_gen_toks": 256,
                                               "do_sample": False}  # fmt: skip
     results = {
@@ -172,7 +173,7 @@ def test_out_problems_surface_before_the_work(data, tmp_path, capsys, monkeypatc
     before any scoring (scoring is made to fail the test if reached)."""
     folder = lm_eval_folder(tmp_path / "run", "claimdiff_s", varied(8))
     (tmp_path / "file").write_text("x")
-    monkeypatch.setattr(tasks, "results", lambda *a, **k: pytest.fail("scored before --out"))
+    monkeypatch.setattr(runs, "results", lambda *a, **k: pytest.fail("scored before --out"))
     code, out, err = import_cli(capsys, folder, out=tmp_path / "file")
     assert code == exit_for("import-harness", "out") and "--out" in err and "is a file" in err
     code, out, err = import_cli(capsys, folder, out=tmp_path / "file" / "sub")

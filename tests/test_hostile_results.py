@@ -23,7 +23,7 @@ import yaml
 import argbench
 from argbench.cli import main
 from argbench.cli.exits import REFUSALS, markdown
-from argbench.hub_eval import TASKS, NotALeaderboardValue, eval_results_entry
+from argbench.hub_eval import NotALeaderboardValue, eval_results_entry
 from argbench.results import (
     PRIMARY,
     ResultsFileError,
@@ -35,8 +35,9 @@ from argbench.results import (
     read_results,
     write_results,
 )
+from argbench.scoring import declared_metrics, ranked_metrics
 from argbench.scoring.argument_relevance import argument_relevance
-from argbench.scoring.headline import HEADLINES
+from argbench.tasks import hub_tasks, tasks
 
 from .openai_stub import StubServer
 from .test_hostile import judgments
@@ -244,8 +245,9 @@ def test_every_task_of_eval_yaml_can_give_an_entry_and_nothing_else_can(
     """Each task, scored with the metric's default settings on its split, keeps its protocol
     and becomes an entry (claim_relation_S/_W included); the same metric on another split
     does not."""
+    corpora = sorted({t.corpus for t in tasks().values() if t.hub})
     sources = {}
-    for dataset in TASKS:
+    for dataset in corpora:
         sources[dataset] = fixture_mirror(dataset)
     predictions = {
         "cq_reference_match": lambda r: {"intervention_id": r["intervention_id"], "cqs": [q["cq"] for q in r["references"][:3]]},
@@ -256,9 +258,9 @@ def test_every_task_of_eval_yaml_can_give_an_entry_and_nothing_else_can(
     }  # fmt: skip
     options = {"claim_relation": {"threshold": 0.5}, "cq_reference_match": {"model": minilm}}
     seen = set()
-    for dataset, tasks in TASKS.items():
+    for dataset in corpora:
         where = {"sources": sources[dataset], "cache_dir": cache_dir}
-        for task in tasks:
+        for task in hub_tasks(dataset):
             rows = argbench.load_dataset(dataset, task.config, task.split, **where)
             doc = evaluate_predictions(
                 task.metric, [predictions[task.metric](r) for r in rows], dataset,
@@ -267,7 +269,7 @@ def test_every_task_of_eval_yaml_can_give_an_entry_and_nothing_else_can(
             doc["dataset"].update(source=f"hub:org/{dataset}", commit="abc123")
             doc = read_results(write_results(doc, tmp_path / f"{task.id}.json"))
             name, entry = eval_results_entry(doc)
-            key = HEADLINES[task.metric].value
+            key = ranked_metrics()[task.metric].value
             assert name == f"{task.id}.yaml" and entry["value"] == doc["result"][key], task.id
             seen.add(task.id)
             doc["dataset"]["split"] = "elsewhere"  # the same figure on no task's split
@@ -639,13 +641,15 @@ def test_docs_errors_md_is_what_the_code_renders():
         assert f"| {refusal.what} | `{refusal.status}` |" in page
 
 
-def test_one_headline_table():
-    """PRIMARY (what compare pairs on) comes from the headline table; every metric a
+def test_one_headline_per_metric_declaration():
+    """PRIMARY (what compare pairs on) comes from the metrics' declarations; every metric a
     benchmark task scores has a headline a leaderboard can show."""
-    assert PRIMARY == {m: h.pair for m, h in HEADLINES.items() if h.pair}
-    assert PRIMARY["argument_answer_coherence"] == HEADLINES["argument_answer_coherence"].value
-    assert HEADLINES["claim_relation"].pair is None  # AUROC: no per-item value to pair on
-    assert all(task.metric in HEADLINES for tasks in TASKS.values() for task in tasks)
+    headlines = ranked_metrics()
+    assert PRIMARY == {m: h.pair for m, h in headlines.items() if h.pair}
+    assert PRIMARY["argument_answer_coherence"] == headlines["argument_answer_coherence"].value
+    assert headlines["claim_relation"].pair is None  # AUROC: no per-item value to pair on
+    assert all(task.metric in headlines for task in hub_tasks())
+    assert declared_metrics()["cr_diversity"].headline is None  # a measurement: not ranked
 
 
 def test_a_library_write_takes_the_output_claim(tmp_path):

@@ -2,9 +2,10 @@
 adds to the signature.
 
 Before the first generation, :func:`harness_documents` (what both harnesses' dataset hooks
-call) checks that everything the task's scoring needs is there: the STS model of CQs-Gen (a
-missing model was found only when lm-eval aggregated, after every generation) and the judge of
-CAM's AAC when one is configured.
+call) checks that everything the task's scoring needs is there: the embedding model a metric's
+``model`` option names (CQs-Gen's STS matcher: a missing model was found only when lm-eval
+aggregated, after every generation) and the LLM judge of a metric with ``judge: llm`` (CAM's
+AAC) when one is configured.
 
 Then two questions about a finished run, asked by ``argbench import-harness`` (:mod:`argbench.harness.convert`)
 before any record is scored:
@@ -25,8 +26,14 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import urllib.error
+import urllib.request
 
-from argbench.harness import tasks
+from argbench.embedding import Embedder
+from argbench.harness import runs
+from argbench.llm import MODEL_ENV, endpoint_from
+from argbench.signature import Signature
+from argbench.tasks import task
 
 
 class DegenerateRunError(RuntimeError):
@@ -37,41 +44,37 @@ class DegenerateRunError(RuntimeError):
 
 
 def harness_documents(name: str) -> list[dict]:
-    """:func:`argbench.harness.tasks.documents`, after :func:`check_needs`: the harnesses
+    """:func:`argbench.harness.runs.documents`, after :func:`check_needs`: the harnesses
     build their datasets before any request, so a missing model stops the run there."""
     check_needs(name)
-    return tasks.documents(name)
+    return runs.documents(name)
 
 
 def check_needs(name: str) -> None:
-    """Load what scoring ``name`` will need (the STS model; reach the judge), or raise."""
-    from argbench.llm import MODEL_ENV
-
-    for metric in tasks.metrics_of(name):
-        if metric == "cq_reference_match":
-            from argbench.embedding import Embedder
-
-            model = tasks.options(name, metric)["model"]
+    """Load what scoring ``name`` will need (a metric's embedding model; reach the LLM
+    judge), or raise."""
+    t = task(name)
+    for metric in runs.metrics_of(name):
+        options = t.options_for(metric)
+        if isinstance(options.get("model"), str):
+            model = options["model"]
+            env = t.option_env(metric, "model")
             try:
                 Embedder(model).model  # noqa: B018 - loads it (once per process) or raises
             except Exception as error:  # noqa: BLE001 - said with what to set
                 raise RuntimeError(
-                    f"argbench/{name}: the STS model {model!r} that scores the run cannot be "
-                    f"loaded ({type(error).__name__}: {str(error)[:300]}); set "
-                    f"${tasks.STS_MODEL_ENV} to a model that loads here. Nothing was generated"
+                    f"argbench/{name}: the model {model!r} that scores the run ({metric}) "
+                    f"cannot be loaded ({type(error).__name__}: {str(error)[:300]}); "
+                    + (f"set ${env} to a model that loads here" if env else "install it")
+                    + ". Nothing was generated"
                 ) from None
-        if metric == "argument_answer_coherence" and os.environ.get(MODEL_ENV):
+        if options.get("judge") == "llm" and os.environ.get(MODEL_ENV):
             _reach_judge(name)
 
 
 def _reach_judge(name: str) -> None:
     """The judge's server answers (any HTTP status: it is there); a refused connection or a
     timeout stops the run before its generations, not after them."""
-    import urllib.error
-    import urllib.request
-
-    from argbench.llm import MODEL_ENV, endpoint_from
-
     endpoint = endpoint_from(None)
     base = (endpoint.base_url or "https://api.openai.com/v1").rstrip("/")
     request = urllib.request.Request(
@@ -119,12 +122,12 @@ def refuse_degenerate(name: str, records: list[dict], where, loglikelihoods=None
     run of one item is left alone."""
     if len(records) < 2:
         return
-    t = tasks.task(name)
+    t = task(name)
     why = None
     if loglikelihoods and all(float(x) == 0.0 for x in loglikelihoods):
         why = _ZERO.format(n=len(loglikelihoods))
-    elif t.dataset == "claimdiff":
-        scores = {r.get("score") for r in records}
+    elif t.behaviour.choice:
+        scores = {r.get(t.prediction) for r in records}
         if len(scores) == 1:
             why = _TIE.format(n=len(records), value=next(iter(scores)))
     else:
@@ -172,7 +175,7 @@ def lm_eval_fields(name: str, run: dict, task_config: dict) -> list[tuple[str, s
         )
         shape += f"+system:{sha[:8]}"
     fields = [("input", shape)]
-    if tasks.task(name).dataset == "claimdiff":
+    if task(name).behaviour.choice:
         return [*fields, ("method", "loglik-exact")]
     kwargs = task_config.get("generation_kwargs") or {}
     api = any(word in str(config.get("model") or "") for word in _API)
@@ -186,7 +189,7 @@ def inspect_fields(name: str, model: str, model_args: dict, config: dict, top_lo
     # inspect sends chat messages; its hf provider formats them itself ("user: ..." without
     # a tokenizer template), API providers leave it to the server
     fields = [("input", "messages:hf" if provider == "hf" else "messages")]
-    if tasks.task(name).dataset == "claimdiff":
+    if task(name).behaviour.choice:
         return [*fields, ("method", f"first-token-top{top_logprobs}-approx")]
     temperature = config.get("temperature")
     if provider == "hf":  # inspect's hf provider samples unless -M do_sample=False
@@ -201,8 +204,6 @@ def inspect_fields(name: str, model: str, model_args: dict, config: dict, top_lo
 
 def with_fields(signature: str, fields: list[tuple[str, str]]) -> str:
     """``signature`` with the run's fields added before the version."""
-    from argbench.signature import Signature
-
     parsed = Signature.parse(signature)
     clash = [key for key, _ in fields if key in parsed.fields]
     if clash:

@@ -2,7 +2,7 @@
 
 An lm-eval ``--output_path`` folder (run with ``--log_samples``) or an inspect-ai ``.eval`` /
 ``.json`` log holds, per document, the prediction record argbench's task made of the model's
-output (:func:`argbench.harness.tasks.prediction`). Those records are scored again through
+output (:func:`argbench.harness.runs.prediction`). Those records are scored again through
 :func:`argbench.results.evaluate_predictions` (the path of ``argbench evaluate --out``; the
 embedding cache makes the STS encodings free), so the results file has the corpus item ids,
 per-item values, the signature and the split's identity, plus what the harness reports about
@@ -21,11 +21,12 @@ import hashlib
 import re
 from pathlib import Path
 
-from argbench.harness import checks, tasks
+from argbench.harness import checks, runs
 from argbench.harness.checks import DegenerateRunError  # noqa: F401 - part of this API
+from argbench.harness.lm_eval_glue import PREFIX
 from argbench.io import read_json, read_jsonl
+from argbench.tasks import task, tasks
 
-PREFIX = "argbench_"  # lm-eval task names
 INSPECT_PREFIX = "argbench/"
 
 
@@ -90,10 +91,10 @@ def _lm_eval_run(results_file: Path, command) -> list:
             continue
         short = name.removeprefix(PREFIX)
         where = f"{results_file}, configs.{name}"
-        if short not in tasks.TASKS:
+        if short not in tasks(harness=True):
             raise ValueError(
                 f"{where}: unknown argbench harness task {short!r} (tasks: "
-                f"{', '.join(tasks.TASKS)}); a run of another argbench version?"
+                f"{', '.join(tasks(harness=True))}); a run of another argbench version?"
             )
         task_config = _field(configs[name], dict, where, "the task's config")
         metrics = task_config.get("metric_list")
@@ -114,7 +115,7 @@ def _lm_eval_run(results_file: Path, command) -> list:
             if not isinstance(sample, dict) or not isinstance(sample.get(first), dict):
                 raise ValueError(f"{at}: no {first!r} record (not argbench's?)")
             records.append(sample[first])
-            if tasks.task(short).dataset == "claimdiff":
+            if task(short).behaviour.choice:
                 loglikelihoods += checks.finite(_loglikelihoods(sample), f"{at}, field 'resps'")
         checks.refuse_degenerate(short, records, samples, loglikelihoods)
         harness = {
@@ -158,8 +159,6 @@ def _loglikelihoods(sample: dict) -> list:
 def _inspect_log(path: Path, command) -> list:
     from inspect_ai.log import read_eval_log
 
-    from argbench.harness.inspect_tasks import TOP_LOGPROBS
-
     try:
         log = read_eval_log(str(path))
     except Exception as error:  # noqa: BLE001 - inspect raises pydantic/zip/JSON errors alike
@@ -170,7 +169,7 @@ def _inspect_log(path: Path, command) -> list:
         ) from None
     name = log.eval.task
     short = name.split("/")[-1]
-    if short not in tasks.TASKS:
+    if short not in tasks(harness=True):
         return []
     if log.status != "success":
         raise IncompleteRunError(
@@ -204,7 +203,8 @@ def _inspect_log(path: Path, command) -> list:
     args = log.eval.model_args or {}
     local = args.get("model_path") or args.get("pretrained")
     system = f"{log.eval.model} {local}" if local else log.eval.model
-    fields = checks.inspect_fields(short, log.eval.model, args, config, TOP_LOGPROBS)
+    top = task(short).generation.get("logprobs", 0)
+    fields = checks.inspect_fields(short, log.eval.model, args, config, top)
     return _documents(short, records, harness, system, command, fields)
 
 
@@ -212,7 +212,7 @@ def _inspect_log(path: Path, command) -> list:
 
 
 def _documents(short, records, harness, system, command, fields) -> list:
-    docs = tasks.results(short, records, system=system, command=command)
+    docs = runs.results(short, records, system=system, command=command)
     out = []
     for metric, doc in docs.items():
         doc["signature"] = checks.with_fields(doc["signature"], fields)
@@ -263,8 +263,8 @@ def save(items, out) -> list[tuple[Path, dict, bool]]:
 
     out = check_out(out)
     planned: dict[Path, dict] = {}
-    for task, metric, doc in items:
-        target = out / file_name(task, metric, doc)
+    for task_name, metric, doc in items:
+        target = out / file_name(task_name, metric, doc)
         if target in planned and same_result(planned[target], doc, strip=_without_log_path):
             continue  # the same run given twice
         if target in planned:
