@@ -5,9 +5,10 @@ installed in a clean venv, runs the commands from a folder outside the checkout.
 ``python -m build`` builds the sdist, then the wheel from that sdist (what pip does when it
 installs an sdist): a package missing from the sdist is missing from the wheel too, and both
 file lists are compared with the checkout. One venv (pip's cache supplies the dependencies):
-``argbench --version``, every subcommand's ``--help`` (read from the installed argparse parser
-and compared with the checkout's), and, with the mirror, a real ``evaluate`` of two systems,
-``compare`` and ``leaderboard`` on the CAM expert answers (argument_relevance: no torch).
+every package of the checkout imported, ``argbench --version``, every subcommand's ``--help``
+(read from the installed argparse parser and compared with the checkout's), and, with the
+mirror, a real ``evaluate`` of two systems, ``compare`` and ``leaderboard`` on the CAM expert
+answers (argument_relevance: no torch).
 ``make wheel-check`` runs this file.
 """
 
@@ -185,6 +186,27 @@ def test_the_installed_commands_run_outside_the_checkout(installed):
     for command in commands:
         out = run(["argbench", *command, "--help"], work, env)
         assert out.startswith(f"usage: argbench {' '.join(command)}"), out[:200]
+
+
+FACES_SCRIPT = """
+import importlib, json, sys
+import argbench
+from argbench.reproduce.report import published_figures
+
+for package in json.loads(sys.argv[1]):
+    importlib.import_module(package)  # with the core dependencies only
+assert published_figures()  # reproduce/published.yaml, read as package data
+metric = argbench.load_metric("argument_relevance")  # evaluate.load of metrics/<name>/
+result = metric.compute(predictions=["Cats are smarter [1]."], references=[[3]])
+assert result["f1"] == 1.0, result
+print("ok")
+"""
+
+
+def test_every_package_imports_from_the_wheel_and_finds_its_data(installed):
+    python, work, env = installed["python"], installed["work"], installed["env"]
+    packages = json.dumps(checkout_packages())
+    assert run([python, "-c", FACES_SCRIPT, packages], work, env).strip() == "ok"
 
 
 @pytest.mark.mirror
