@@ -24,8 +24,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REAL_MIRROR
-
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -210,10 +208,9 @@ def test_every_package_imports_from_the_wheel_and_finds_its_data(installed):
 
 
 @pytest.mark.mirror
-def test_evaluate_compare_leaderboard_from_the_wheel(installed):
-    if not REAL_MIRROR or not Path(REAL_MIRROR).is_dir():
-        pytest.skip("real source mirror not available: set ARGBENCH_SOURCES to ../shared/sources")
-    work, env = installed["work"], {**installed["env"], "ARGBENCH_SOURCES": REAL_MIRROR}
+def test_evaluate_compare_leaderboard_from_the_wheel(real_mirror, installed):
+    # real_mirror (session scope) skips, saying why, before the wheel is built and installed
+    work, env = installed["work"], {**installed["env"], "ARGBENCH_SOURCES": str(real_mirror)}
     out = run(["argbench", "sample", "cam_answers", "--out", "experts.jsonl"], work, env)
     assert out.startswith("wrote experts.jsonl: 80 answers of cam_answers/gold/train")
     experts = [json.loads(line) for line in (work / "experts.jsonl").read_text().splitlines()]
