@@ -24,6 +24,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the backport `build` depends on
+    import tomli as tomllib
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,15 +39,9 @@ PACKAGE_DIRS = {
     "argbench.metrics": "metrics",
     "argbench.dataset_cards": "dataset_cards",
 }
-# data files that ship, as globs relative to a package folder (metric folders are evaluate
-# modules, not subpackages: their files are data of argbench.metrics)
-DATA = {
-    "argbench": ["data/*.json", "tasks/**/*.yaml"],
-    "argbench.harness": ["lm_eval_tasks/*.yaml", "lm_eval_tasks/*.py"],
-    "argbench.reproduce": ["published.yaml"],
-    "argbench.dataset_cards": ["*.md"],
-    "argbench.metrics": ["*/*.py", "*/README.md", "*/requirements.txt"],
-}
+# data files that ship: pyproject's package-data globs, relative to a package folder (metric
+# folders are evaluate modules, not subpackages: their files are data of argbench.metrics)
+DATA = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
 
 # run by the checkout's python and by the wheel's: every (sub)command path of the real parser
 COMMANDS_SCRIPT = """
