@@ -13,7 +13,7 @@ from argbench.sources import path_of, sha256_of
 def test_unknown_sample_is_a_usage_error(capsys, tmp_path):
     assert main(["sample", "claimdiff", "--out", str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err
-    assert "argbench sample: error: no sample for 'claimdiff'; samples: cqs_gen, cam_answers" in err
+    assert "argbench sample: error: no sample for 'claimdiff'; samples: cam_answers, cqs_gen" in err
     assert not (tmp_path / "x.json").exists()
 
 

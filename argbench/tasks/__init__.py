@@ -28,7 +28,16 @@ import yaml
 from argbench.scoring import declared_metrics, metric_function
 from argbench.tasks.kinds import KINDS, Kind
 
-__all__ = ["HubTask", "Task", "TaskDeclarationError", "hub_tasks", "task", "tasks"]
+__all__ = [
+    "HubTask",
+    "Sample",
+    "Task",
+    "TaskDeclarationError",
+    "hub_tasks",
+    "samples",
+    "task",
+    "tasks",
+]
 
 HERE = Path(__file__).parent
 
@@ -110,6 +119,22 @@ class Task:
         ]
 
 
+@dataclass(frozen=True)
+class Sample:
+    """A real system output of a corpus (``argbench sample NAME``): a release file as it is
+    (``source``: its key among the corpus's source files) or rows of a split (``config``,
+    ``split``, ``fields``) written as JSON Lines predictions."""
+
+    corpus: str
+    what: str
+    unit: str  # what one record is, for the message ("interventions", "answers")
+    source: str | None = None
+    scored_on: str | None = None  # config/split a source file's records are items of
+    config: str | None = None
+    split: str | None = None
+    fields: tuple[str, ...] = ()
+
+
 _FIELDS = {f.name for f in Task.__dataclass_fields__.values()} - {"source"}
 _REQUIRED = ("name", "corpus", "config", "split", "id_field", "prediction", "metrics")
 
@@ -158,18 +183,28 @@ def _task_of(entry, where: str) -> Task:
 
 
 @functools.cache
-def _declared() -> dict[str, Task]:
-    found: dict[str, Task] = {}
+def _files() -> dict[str, dict]:
+    """file (as named in errors) -> its parsed declarations."""
+    out = {}
     for path in sorted(HERE.glob("*.yaml")):
         where = f"argbench/tasks/{path.name}"
         try:
             document = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as error:
             raise TaskDeclarationError(f"{where}: not YAML ({error})") from None
-        entries = document.get("tasks") if isinstance(document, dict) else None
-        if not isinstance(entries, list):
+        if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
             raise TaskDeclarationError(f"{where}: expected a mapping with a list 'tasks'")
-        for entry in entries:
+        if not isinstance(document.get("corpus"), str):
+            raise TaskDeclarationError(f"{where}: expected the corpus's name in 'corpus'")
+        out[where] = document
+    return out
+
+
+@functools.cache
+def _declared() -> dict[str, Task]:
+    found: dict[str, Task] = {}
+    for where, document in _files().items():
+        for entry in document["tasks"]:
             declared = _task_of(entry, where)
             if declared.name in found:
                 raise TaskDeclarationError(
@@ -201,6 +236,25 @@ def task(name: str) -> Task:
     if name not in declared:
         raise ValueError(f"unknown argbench task {name!r}; tasks: {', '.join(declared)}")
     return declared[name]
+
+
+def samples() -> dict[str, Sample]:
+    """corpus -> its sample system output (``sample:`` in the corpus's file), where it has one."""
+    out = {}
+    for where, document in _files().items():
+        spec = document.get("sample")
+        if spec is None:
+            continue
+        known = set(Sample.__dataclass_fields__) - {"corpus"}
+        if not isinstance(spec, dict) or set(spec) - known or not spec.get("what"):
+            raise TaskDeclarationError(
+                f"{where}, field sample: expected a mapping with 'what' and some of "
+                f"{', '.join(sorted(known))}, got {spec!r:.80}"
+            )
+        out[document["corpus"]] = Sample(
+            corpus=document["corpus"], **{**spec, "fields": tuple(spec.get("fields") or ())}
+        )
+    return out
 
 
 def hub_tasks(corpus: str | None = None) -> list[HubTask]:
