@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
 
@@ -109,18 +110,20 @@ def _cmd_leaderboard(args) -> int:
 def _cmd_submissions(args) -> int:
     from argbench.leaderboard import cam_silver_gold, cqs_submissions
 
+    released = {"cam": cam_silver_gold.run, "cqs_gen": cqs_submissions.run}  # --only's names
     options = {
         "resamples": args.resamples,
         "seed": args.seed,
         "sources": args.sources,
         "cache_dir": args.cache_dir,
         "command": "argbench " + " ".join(args.argv),
+        "model": args.model,
+        "threshold": args.threshold,
     }
-    if "cam" in args.only:
-        cam_silver_gold.run(Path(args.out) / "cam", **options)
-    if "cqs_gen" in args.only:
-        model, threshold = args.model, args.threshold
-        cqs_submissions.run(Path(args.out) / "cqs_gen", model=model, threshold=threshold, **options)
+    for name, run in released.items():
+        if name in args.only:  # each gets the options it takes (the matcher's: CQs-Gen)
+            accepted = inspect.signature(run).parameters
+            run(Path(args.out) / name, **{k: v for k, v in options.items() if k in accepted})
     return 0
 
 

@@ -182,12 +182,16 @@ def _task_of(entry, where: str) -> Task:
     return Task(**values, source=where)
 
 
-@functools.cache
 def _files() -> dict[str, dict]:
-    """file (as named in errors) -> its parsed declarations."""
+    return read_files(HERE)
+
+
+@functools.cache
+def read_files(folder: Path) -> dict[str, dict]:
+    """file (as named in errors) -> its parsed declarations, for each ``*.yaml`` in ``folder``."""
     out = {}
-    for path in sorted(HERE.glob("*.yaml")):
-        where = f"argbench/tasks/{path.name}"
+    for path in sorted(Path(folder).glob("*.yaml")):
+        where = f"argbench/tasks/{path.name}" if Path(folder) == HERE else str(path)
         try:
             document = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as error:
@@ -200,10 +204,16 @@ def _files() -> dict[str, dict]:
     return out
 
 
-@functools.cache
 def _declared() -> dict[str, Task]:
+    return read_tasks(HERE)
+
+
+@functools.cache
+def read_tasks(folder: Path) -> dict[str, Task]:
+    """name -> task declared in the ``*.yaml`` files of ``folder``, checked (a malformed
+    declaration is a :class:`TaskDeclarationError` naming the file, task and field)."""
     found: dict[str, Task] = {}
-    for where, document in _files().items():
+    for where, document in read_files(folder).items():
         for entry in document["tasks"]:
             declared = _task_of(entry, where)
             if declared.name in found:
