@@ -5,7 +5,8 @@ A published corpus that systems are scored on carries ``eval.yaml``: one task (o
 per (metric, config, split) a system is scored with. The tasks are the Hub tasks of the task
 declarations (:func:`argbench.tasks.hub_tasks`), each with its *protocol*: the signature
 settings a value must have been computed with to be that task's value (the paper's threshold,
-the first three questions, ...). The figure is the metric's headline (its declaration, :mod:`argbench.scoring.declaration`).
+the first three questions, ...). The figure is the metric's headline (its declaration,
+:mod:`argbench.scoring.declaration`).
 
 A results file of ``argbench evaluate --dataset ORG/NAME@vX --out`` converts to the model
 repo's entry for its task (dataset id, task id, the commit scored, the headline value, the
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import yaml
 
-from argbench.results import headline
+from argbench.results import headline_figure
 from argbench.scoring import headline_of
 from argbench.signature import Signature
 from argbench.tasks import HubTask, hub_tasks
@@ -91,7 +92,7 @@ def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, d
             f"commit scored (this file's dataset source: {source or 'none'})"
         )
     task = _task_of(doc)
-    figure = headline(doc)
+    figure = headline_figure(doc)
     if figure["partial"]:
         raise NotALeaderboardValue(
             f"partial results: {figure['n_missing']:,} of the split's "

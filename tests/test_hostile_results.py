@@ -30,7 +30,7 @@ from argbench.results import (
     build_document,
     compare_results,
     evaluate_predictions,
-    headline,
+    headline_figure,
     per_item,
     read_results,
     write_results,
@@ -154,7 +154,7 @@ def test_a_partial_run_cannot_be_laundered_by_dropping_its_missing_ids(tmp_path,
     """Editing out missing_ids keeps the per-item values consistent; the digest (required of
     every file) is what refuses it."""
     path = write_results(relevance_doc(missing=["silver-9-0"]), tmp_path / "partial.json")
-    assert headline(read_results(path))["partial"]  # control: read, and said partial
+    assert headline_figure(read_results(path))["partial"]  # control: read, and said partial
 
     def launder(doc):
         doc.update(missing_ids=[], n_missing=0)
@@ -201,7 +201,7 @@ def test_evaluate_dataset_out_writes_ids_that_read_back(tmp_path, capsys, fixtur
     assert code == 0, err
     doc = read_results(out)
     assert doc["item_ids"] and doc["n_items"] == len(doc["item_ids"])
-    assert headline(doc)["value"] == doc["result"]["f1"] and headline(doc)["complete"]
+    assert headline_figure(doc)["value"] == doc["result"]["f1"] and headline_figure(doc)["complete"]
     ids, values = per_item(doc)
     assert ids == doc["item_ids"] and values == doc["result"]["per_item"]["f1"]
 

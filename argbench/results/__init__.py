@@ -6,7 +6,7 @@ the per-item scores, the metric's signature, the split's name / config / version
 hash, argbench's version, the command and the time). ``argbench evaluate ... --out`` writes
 it (:func:`write_results`); :func:`read_results` reads it back verified (an edited file is a
 :class:`ResultsFileError`); ``argbench compare`` tests the differences
-(:func:`compare_results`); a leaderboard reads a document through :func:`headline` and
+(:func:`compare_results`); a leaderboard reads a document through :func:`headline_figure` and
 :func:`per_item`.
 
 One concern per module: ``split`` (loading a split, its content hash), ``predictions``
@@ -45,7 +45,7 @@ from argbench.results.split import (
 )
 from argbench.results.verify import (
     ResultsFileError,
-    headline,
+    headline_figure,
     per_item,
     read_results,
     verify_document,
@@ -72,7 +72,7 @@ __all__ = [
     "content_digest",
     "content_hash",
     "evaluate_predictions",
-    "headline",
+    "headline_figure",
     "join",
     "load_split",
     "per_item",

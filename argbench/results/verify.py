@@ -8,7 +8,7 @@ per-item values that are not finite numbers in the metric's range (``"0.5"``, ``
 the digest written with it (every file argbench writes carries one; it is what holds a
 figure that does not decompose, and the list of items that were not scored).
 
-:func:`headline` and :func:`per_item` are the small interface a leaderboard reads through:
+:func:`headline_figure` and :func:`per_item` are the small interface a leaderboard reads through:
 what a document measured, its figure, and whether it covers the whole split.
 """
 
@@ -18,7 +18,7 @@ import math
 
 from argbench.scoring import headline_of, ranked_metrics
 
-__all__ = ["ResultsFileError", "headline", "per_item", "read_results", "verify_document"]
+__all__ = ["ResultsFileError", "headline_figure", "per_item", "read_results", "verify_document"]
 
 _REWRITE = "write it again with argbench evaluate ... --out (or argbench import-harness)"
 
@@ -184,7 +184,7 @@ def read_results(path) -> dict:
     return doc
 
 
-def headline(doc: dict) -> dict:
+def headline_figure(doc: dict) -> dict:
     """What a leaderboard shows of a (verified) document: ``metric``, ``key`` and ``value``
     of the headline figure (the metric's declared headline; ``value`` None when undefined),
     ``signature``, ``dataset`` (the split's identity), ``system``, ``n_items``, ``n_missing``,
