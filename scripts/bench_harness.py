@@ -83,14 +83,12 @@ def main(argv=None) -> int:
     options = task("cqs_gen").options_for("cq_reference_match")
 
     def harness():
-        per_doc = [utils.cqs_gen_results(d, [text]) for d, text in zip(docs, raw, strict=True)]
+        results = utils.results__cqs_gen  # what lm-eval's process_results calls
+        per_doc = [results(d, [text]) for d, text in zip(docs, raw, strict=True)]
         runs._memo.clear()
         figures = {}
-        for name, aggregate in (
-            ("cq_score", utils.cq_score),
-            ("nae_rate", utils.nae_rate),
-            ("useful_rate", utils.useful_rate),
-        ):
+        for name in ("cq_score", "nae_rate", "useful_rate"):
+            aggregate = getattr(utils, f"figure__cqs_gen__{name}")  # lm-eval's aggregation
             figures[name] = aggregate([p[name] for p in per_doc])
         return figures["cq_score"]
 
