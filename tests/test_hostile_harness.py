@@ -308,7 +308,9 @@ def test_a_missing_sts_model_stops_lm_eval_before_the_first_generation(harness_e
         stopped = run([*args, "--output_path", str(tmp_path / "a")], {**env, "OPENAI_API_KEY": "x"},
                       ok=False)  # fmt: skip
         assert stopped.returncode != 0 and not server.requests
-        assert "the STS model" in stopped.stderr and "Nothing was generated" in stopped.stderr
+        said = stopped.stderr  # the model, the metric it serves, what to set
+        assert "that scores the run (cq_reference_match) cannot be loaded" in said
+        assert "set $ARGBENCH_STS_MODEL" in said and "Nothing was generated" in said
         run([*args, "--output_path", str(tmp_path / "b")],
             {**harness_env["env"], "OPENAI_API_KEY": "x"})  # fmt: skip
         assert len(server.requests) == 2
