@@ -35,13 +35,17 @@ def test_every_metric_folder_has_one_declaration_and_back():
 def test_the_prompts_hash_as_before_the_declarations():
     """A results file names its task's prompt by hash: moving the prompts into the declarations
     changed no hash (the same run signs the same way)."""
-    assert {name: runs.identity(name)["prompt"] for name in tasks(harness=True)} == {
+    before = {
         "cam_answers": "518dac3b",
         "claimdiff_s": "9c731061",
         "claimdiff_w": "9c731061",
         "cqs_gen_test": "7e684435",
         "cqs_gen": "7e684435",
     }
+    hashes = {name: runs.identity(name)["prompt"] for name in tasks(harness=True)}
+    assert {name: hashes[name] for name in before} == before
+    # a new task with a new prompt pins its hash here
+    assert set(hashes.values()) == set(before.values())
 
 
 def test_hub_tasks_and_eval_yaml_come_from_the_declarations():
