@@ -15,6 +15,7 @@ from argbench.harness import lm_eval_glue, runs
 from argbench.hub_eval import eval_yaml
 from argbench.scoring import declared_metrics, headline_of
 from argbench.tasks import TaskDeclarationError, hub_tasks, read_tasks, samples, task, tasks
+from tests.test_harness import harness_env  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -156,3 +157,18 @@ def test_no_code_branches_on_a_corpus_name(tmp_path):
     # the check sees such a branch
     (tmp_path / "mod.py").write_text('def f(t):\n    return 1 if t.dataset == "claimdiff" else 2\n')
     assert corpus_branches(tmp_path, corpora) == ["mod.py:2: 'claimdiff'"]
+
+
+def test_claimdiff_s_doc_runs_the_document_level_pairs(harness_env, monkeypatch):  # noqa: F811
+    """The task added as one declaration: its documents are test_doc's pairs (each marked
+    test) plus the dev pairs, and lm-eval and inspect have it."""
+    monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])
+    runs._cached_split.cache_clear()
+    docs = runs.documents("claimdiff_s_doc")
+    test_doc = runs.run_split("claimdiff", "S", "test_doc").data
+    assert [d["pair_id"] for d in docs if d["part"] == "test"] == test_doc["pair_id"]
+    assert any(d["part"] == "dev" for d in docs)
+    assert "argbench_claimdiff_s_doc.yaml" in {
+        p.name for p in lm_eval_glue.lm_eval_path().iterdir()
+    }
+    runs._cached_split.cache_clear()
