@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from argbench.scoring import declaration
@@ -39,8 +40,6 @@ def output_meanings(name: str) -> dict[str, str]:
     The card is the one place each value is defined; ``argbench evaluate`` prints these lines
     beside the values, and a test checks that every scalar a metric returns has one. A row
     ``| `a`, `b` | meaning |`` defines both keys."""
-    import re
-
     text = (metric_path(name) / "README.md").read_text(encoding="utf-8")
     section = re.search(r"^## Outputs\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
     meanings: dict[str, str] = {}

@@ -18,6 +18,7 @@ timestamp, inspect's eval id), so no import erases another run's file (:func:`fi
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from argbench.harness import checks, runs
 from argbench.harness.checks import DegenerateRunError  # noqa: F401 - part of this API
 from argbench.harness.lm_eval_glue import PREFIX
 from argbench.io import read_json, read_jsonl
+from argbench.results import same_result, write_results_once
 from argbench.tasks import task, tasks
 
 INSPECT_PREFIX = "argbench/"
@@ -247,8 +249,6 @@ def check_out(out) -> Path:
         raise NotADirectoryError(f"--out {out}: a part of that path is a file") from None
     except PermissionError as error:
         raise PermissionError(f"--out {out}: cannot create it ({error.strerror})") from None
-    import os
-
     if not os.access(out, os.W_OK | os.X_OK):
         raise PermissionError(f"--out {out}: not writable (permission denied)")
     return out
@@ -259,8 +259,6 @@ def save(items, out) -> list[tuple[Path, dict, bool]]:
     (path, document, written). Never overwrites: two documents of this import with one name,
     or a file already there with other content, are refused before anything is written; a
     file already there with the same content (the same run imported again) is left as it is."""
-    from argbench.results import same_result, write_results_once
-
     out = check_out(out)
     planned: dict[Path, dict] = {}
     for task_name, metric, doc in items:
