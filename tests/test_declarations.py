@@ -5,6 +5,9 @@ command line's columns. These tests hold the declarations to that."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -172,3 +175,29 @@ def test_claimdiff_s_doc_runs_the_document_level_pairs(harness_env, monkeypatch)
         p.name for p in lm_eval_glue.lm_eval_path().iterdir()
     }
     runs._cached_split.cache_clear()
+
+
+def test_lm_eval_files_edited_or_written_twice_at_once_are_made_right(tmp_path, monkeypatch):
+    """Hostile: an edited or truncated task file in the cache is replaced, not used; two
+    processes writing the folder at once both get the right files."""
+    monkeypatch.setenv(lm_eval_glue.CACHE_ENV, str(tmp_path / "a"))
+    folder = lm_eval_glue.lm_eval_path()
+    good = (folder / "argbench_cqs_gen.yaml").read_text()
+    (folder / "argbench_cqs_gen.yaml").write_text(
+        good.replace("max_gen_toks: 256", "max_gen_toks: 1")
+    )
+    (folder / "utils.py").write_text("")
+    assert lm_eval_glue.lm_eval_path() == folder
+    assert (folder / "argbench_cqs_gen.yaml").read_text() == good
+    assert "def __getattr__" in (folder / "utils.py").read_text()
+    script = "from argbench.harness.lm_eval_glue import lm_eval_path; print(lm_eval_path())"
+    env = {**os.environ, lm_eval_glue.CACHE_ENV: str(tmp_path / "b")}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outputs = {p.communicate(timeout=120)[0].strip() for p in procs}
+    assert all(p.returncode == 0 for p in procs) and len(outputs) == 1
+    written = Path(outputs.pop())
+    assert (written / "argbench_cqs_gen.yaml").read_text() == good
+    assert [p.name for p in written.parent.iterdir() if p.name.startswith(".")] == []

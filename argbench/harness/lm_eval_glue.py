@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -94,27 +95,41 @@ def _files() -> dict[str, str]:
 
 
 def lm_eval_path() -> Path:
-    """The folder to pass to ``lm_eval --include_path``: written from the declarations the
-    first time (``$ARGBENCH_LM_EVAL_TASKS``, else ``$HF_HOME/argbench/lm_eval_tasks``), in a
-    subfolder named by the digest of its files."""
+    """The folder to pass to ``lm_eval --include_path``: written from the declarations
+    (``$ARGBENCH_LM_EVAL_TASKS``, else ``$HF_HOME/argbench/lm_eval_tasks``), in a subfolder
+    named by the digest of its files. A folder whose files differ from what the declarations
+    make (edited, cut short) is replaced, never used: the cache answers only for what it
+    stored."""
     files = _files()
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
     folder = cache_folder(CACHE_ENV, "lm_eval_tasks") / digest
-    if all((folder / f).is_file() for f in files):
+    if _holds(folder, files):
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{digest}-", dir=folder.parent))
     for file_name, text in files.items():
         (staging / file_name).write_text(text, encoding="utf-8")
+    if folder.exists():  # damaged: moved aside, then replaced (another process may race us)
+        stale = Path(tempfile.mkdtemp(prefix=f".{digest}-stale-", dir=folder.parent))
+        try:
+            os.replace(folder, stale / "old")
+        except OSError:
+            pass
+        shutil.rmtree(stale, ignore_errors=True)
     try:
         os.replace(staging, folder)  # atomic; another process may have written it first
     except OSError:
-        for path in staging.iterdir():
-            path.unlink()
-        staging.rmdir()
-        if not all((folder / f).is_file() for f in files):
-            raise
+        shutil.rmtree(staging, ignore_errors=True)
+    if not _holds(folder, files):
+        raise OSError(f"{folder}: could not write argbench's lm-eval task files there")
     return folder
+
+
+def _holds(folder: Path, files: dict[str, str]) -> bool:
+    try:
+        return all((folder / f).read_text(encoding="utf-8") == text for f, text in files.items())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 # ---------------------------------------------------------------- the functions YAML names
