@@ -25,8 +25,10 @@ def add_commands(subparsers) -> None:
     where = subparsers.add_parser(
         "harness-path",
         help="print the folder of argbench's lm-eval tasks (for lm_eval --include_path)",
-        description="Print the folder to pass to lm_eval --include_path; inspect-ai finds the "
-        "tasks itself (inspect eval argbench/cqs_gen). See docs/harness.md.",
+        description="Print the folder to pass to lm_eval --include_path: the task files "
+        "written from argbench's task declarations (once, into argbench's cache; a damaged "
+        "copy is written again). inspect-ai finds the tasks itself (inspect eval "
+        "argbench/cqs_gen). See docs/harness.md.",
     )
     where.set_defaults(run=_cmd_path)
     convert = subparsers.add_parser(
