@@ -624,23 +624,23 @@ def test_issue_28_headline_counts(full_run):
     no AAC judge): only agreement at the printed precision counts."""
     sections, out = full_run
     assert rep.headline(sections) == (
-        "44 of 97 independent published figures reproduced at the printed precision; 13 more "
-        "agree within a named test, 40 not reproduced, 9 not comparable"
+        "38 of 83 independent published figures reproduced at the printed precision; 13 more "
+        "agree within a named test, 32 not reproduced, 9 not comparable"
     )
     # CQs-Gen §6.1 (issue 28's missing figure): the STS ranking of the 15 submissions against
     # the human one, shown beside 0.69; offline the MiniLM stands in for stsb-mpnet-base-v2,
-    # so the row is not comparable (never counted), and Spearman is a variant
+    # so the row is not comparable (never counted). The paper's "Pearson between rankings" is
+    # Pearson on rank positions (Spearman's rho): the counted reading; on scores, a variant
     s61 = next(s for s in sections if s.title.startswith("§6.1: STS ranking"))
-    pearson = next(r for r in s61.rows if r.item.startswith("Pearson"))
-    assert pearson.published == 0.69 and pearson.category == "not comparable"
-    assert round(pearson.argbench, 2) == 0.70
-    assert next(r for r in s61.rows if r.item.startswith("Spearman")).category == "variant"
+    ranks, scores = s61.rows
+    assert ranks.published == 0.69 and ranks.category == "not comparable"
+    assert round(scores.argbench, 2) == 0.70 and scores.category == "variant"
     table1 = next(s for s in sections if s.title.startswith("Table 1: sparse designs"))
     assert table1.counts()["printed precision"] == 7 and table1.counts()["named test"] == 13
     saved = json.loads((out / "report.json").read_text())
     assert saved["headline"] == rep.headline(sections)
     saved_rows = [r for s in saved["sections"] for r in s["rows"]]
-    assert sum(r["reproduced"] is True for r in saved_rows) == 44  # readers sum this field
+    assert sum(r["reproduced"] is True for r in saved_rows) == 38  # readers sum this field
     assert all(
         r["reproduced"] is not True or r["category"] == "printed precision" for r in saved_rows
     )
@@ -662,7 +662,7 @@ def test_report_page_is_scannable_and_names_no_path_of_the_build(full_run, real_
         rf"^argbench {re.escape(argbench.__version__)} · \d{{4}}-\d\d-\d\d · commit `", head, re.M
     )
     assert f"**Headline:** {rep.headline(sections)}." in head
-    assert "| **all papers** | 44 of 97 | 13 | 40 | 9 |" in head
+    assert "| **all papers** | 38 of 83 | 13 | 32 | 9 |" in head
     # no machine path: the out folder, the venv, the checkout, the mirror, home, temp
     root = Path(argbench.__file__).resolve().parent.parent
     for path in {

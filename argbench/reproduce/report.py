@@ -318,7 +318,7 @@ def compared(rows: list[Row]) -> str:
 
 def _figure(value) -> str:
     if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1000 else f"{value:,.1f}"
+        return f"{value:.5g}" if abs(value) < 1000 else f"{value:,.1f}"
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
