@@ -277,6 +277,13 @@ class Section:
         within = [r for r in self.rows if r.category == "named test"]
         if within:
             tests = "; ".join(dict.fromkeys(_test_name(r) for r in within))
+            diffs = [r.diff for r in within if r.point]
+            if diffs:  # which way the looser agreements lean
+                above = sum(d > 0 for d in diffs)
+                tests += (
+                    f"; argbench above the paper in {above} of {len(diffs)}, by "
+                    f"{sum(diffs) / len(diffs):+.3g} on average"
+                )
             parts.append(f"{len(within)} more agree within a named test ({tests})")
         missed = [r for r in self.rows if r.category == "not reproduced"]
         why = self.why_not or ("see the reasons below" if self.reasons else "")
