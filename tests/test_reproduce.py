@@ -70,7 +70,7 @@ def test_rows_agree_at_the_papers_precision_and_only_reproductions_count():
         "1 not comparable (another model or population, or no judge configured). Not "
         "reproductions: 1 release check row, 1 descriptive row."
     )
-    assert rep.headline([section]) == (
+    assert rep.count_sentence([section]) == (
         "1 of 3 independent published figures reproduced at the printed precision; 1 more agree "
         "within a named test, 1 not reproduced, 1 not comparable"
     )
@@ -625,7 +625,7 @@ def test_issue_28_headline_counts(full_run):
     """The headline over every section (offline: the MiniLM stands in for the papers' models,
     no AAC judge): only agreement at the printed precision counts."""
     sections, out = full_run
-    assert rep.headline(sections) == (
+    assert rep.count_sentence(sections) == (
         "38 of 83 independent published figures reproduced at the printed precision; 13 more "
         "agree within a named test, 32 not reproduced, 9 not comparable"
     )
@@ -640,7 +640,7 @@ def test_issue_28_headline_counts(full_run):
     table1 = next(s for s in sections if s.title.startswith("Table 1: sparse designs"))
     assert table1.counts()["printed precision"] == 7 and table1.counts()["named test"] == 13
     saved = json.loads((out / "report.json").read_text())
-    assert saved["headline"] == rep.headline(sections)
+    assert saved["headline"] == rep.count_sentence(sections)
     saved_rows = [r for s in saved["sections"] for r in s["rows"]]
     assert sum(r["reproduced"] is True for r in saved_rows) == 38  # readers sum this field
     assert all(
@@ -663,7 +663,7 @@ def test_report_page_is_scannable_and_names_no_path_of_the_build(full_run, real_
     assert re.search(
         rf"^argbench {re.escape(argbench.__version__)} · \d{{4}}-\d\d-\d\d · commit `", head, re.M
     )
-    assert f"**Headline:** {rep.headline(sections)}." in head
+    assert f"**Headline:** {rep.count_sentence(sections)}." in head
     assert "| **all papers** | 38 of 83 | 13 | 32 | 9 |" in head
     # no machine path: the out folder, the venv, the checkout, the mirror, home, temp
     root = Path(argbench.__file__).resolve().parent.parent

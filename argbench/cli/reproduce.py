@@ -10,7 +10,7 @@ from argbench.cli import add_data_options
 def _cmd_reproduce(args) -> int:
     from argbench.io import claim_output
     from argbench.layout import output_folder
-    from argbench.reproduce import headline, reproduce
+    from argbench.reproduce import count_sentence, reproduce
 
     output_folder(Path(args.out))  # a file or an unwritable place: say so before the work
     for name in ("report.md", "report.json"):  # writable, and no other run writing them
@@ -47,7 +47,7 @@ def _cmd_reproduce(args) -> int:
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(
         f"report: {Path(args.out) / 'report.md'}, {Path(args.out) / 'report.json'}; "
-        f"{headline(sections)} (see each section's summary)"
+        f"{count_sentence(sections)} (see each section's summary)"
     )
     return 0
 

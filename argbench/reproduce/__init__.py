@@ -10,9 +10,9 @@ from pathlib import Path
 
 from argbench.reproduce import cam, claimdiff, cqs_gen, webis
 from argbench.reproduce.render import write_report
-from argbench.reproduce.report import Context, Reason, Row, Section, headline, row
+from argbench.reproduce.report import Context, Reason, Row, Section, count_sentence, row
 
-__all__ = ["SECTIONS", "Context", "Reason", "Row", "Section", "headline", "reproduce", "row"]
+__all__ = ["SECTIONS", "Context", "Reason", "Row", "Section", "count_sentence", "reproduce", "row"]
 
 SECTIONS: list[Callable[[Context], Section]] = [
     *cam.SECTIONS,

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from argbench.reproduce.report import CATEGORIES, KINDS, Row, Section, headline
+from argbench.reproduce.report import CATEGORIES, KINDS, Row, Section, count_sentence
 
 LEGEND = (
     ("printed precision", "argbench's figure, rounded half-up, equals the paper's as printed"),
@@ -190,7 +190,7 @@ def render_markdown(sections: list[Section], info: dict | None = None) -> str:
         "",
         f"argbench {info['version']} · {info['date']} · commit `{commit}`",
         "",
-        f"**Headline:** {headline(sections)}.",
+        f"**Headline:** {count_sentence(sections)}.",
         "",
         "## Summary",
         "",
@@ -244,7 +244,7 @@ def write_report(out_dir: Path, sections: list[Section], info: dict | None = Non
         out_dir / "report.json",
         {
             **info,
-            "headline": headline(sections),
+            "headline": count_sentence(sections),
             "sections": payload,
             "figures": [f["file"] for s in sections for f in s.figures],
         },

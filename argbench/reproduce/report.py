@@ -51,7 +51,7 @@ __all__ = [
     "Row",
     "Section",
     "compared",
-    "headline",
+    "count_sentence",
     "published_figures",
     "published_value",
     "row",
@@ -335,7 +335,7 @@ def _test_name(r: Row) -> str:
     return f"±{r.tolerance:g}" if r.tolerance is not None else "a named test"
 
 
-def headline(sections: list[Section]) -> str:
+def count_sentence(sections: list[Section]) -> str:
     """The one line people quote: independent figures reproduced at the printed precision,
     with the looser agreements, the misses and what could not be compared beside it."""
     counts = sum((s.counts() for s in sections), Counter())
