@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 
+import argbench
 from argbench.cli import UsageError, add_data_options
+from argbench.io import atomic_write, claim_output
 
 SAMPLES = {
     "cqs_gen": "the shared task's trial submission output_llama8.json (5 validation interventions)",
@@ -34,20 +36,16 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_sample(args) -> int:
-    from argbench.io import atomic_write, claim_output
-
     if args.name not in SAMPLES:
         raise UsageError(f"no sample for '{args.name}'; samples: {', '.join(SAMPLES)}")
     out = claim_output(args.out, suffixes=(".json", ".jsonl"))
     if args.name == "cqs_gen":
-        from argbench.sources import path_of
+        from argbench.loaders.registry import path_of
 
         data = path_of("cqs_gen", "trial_output", args.sources).read_bytes()
         count = len(json.loads(data))
         what = f"{count} interventions of cqs_gen/interventions/validation"
     else:
-        import argbench
-
         gold = argbench.load_dataset(
             "cam_answers", "gold", split="train", sources=args.sources, cache_dir=args.cache_dir
         )
