@@ -10,6 +10,7 @@ from argbench.records import COLUMNS, inputs_from_records, resolve_columns
 from argbench.results.document import build_document
 from argbench.results.predictions import _id_fields, join, read_predictions
 from argbench.results.split import load_split
+from argbench.scoring import metric_function
 from argbench.scoring.headline import pair_keys
 
 __all__ = ["add_intervals", "evaluate_predictions"]
@@ -79,8 +80,6 @@ def evaluate_predictions(
     (:func:`add_intervals`). ``options`` go to the metric's ``compute``. ``num_proc``:
     processes for building an argbench dataset (:func:`load_split`).
     """
-    from argbench.scoring import metric_function
-
     if metric not in COLUMNS:
         raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(COLUMNS)}")
     chosen = load_split(
