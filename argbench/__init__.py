@@ -5,7 +5,7 @@ Importing argbench is cheap: `datasets`, `evaluate` and models are imported when
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from argbench._version import __version__
 
 __all__ = [
     "list_datasets",
@@ -50,10 +50,14 @@ def load_dataset(
 
 
 def build(name, out_dir, *, sources=None, cache_dir=None, num_proc=None):
-    """Write ``<out_dir>/<name>/``: the Hub layout (card + Parquet) for every config of ``name``."""
+    """Write ``<out_dir>/<name>/``: the Hub layout (card + Parquet) for every config of ``name``,
+    with the ``eval.yaml`` of its benchmark tasks where it has any."""
+    from argbench.hub_eval import eval_yaml
     from argbench.layout import build as _build
 
-    return _build(name, out_dir, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+    return _build(
+        name, out_dir, sources=sources, cache_dir=cache_dir, num_proc=num_proc, eval_yaml=eval_yaml
+    )
 
 
 def list_metrics() -> list[str]:

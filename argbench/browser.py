@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from argbench.io import atomic_write
+
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -213,8 +215,6 @@ class Browser:
 
     def screenshot(self, png) -> Path:
         """The whole page as a PNG, written through argbench.io."""
-        from argbench.io import atomic_write
-
         size = self.call("Page.getLayoutMetrics")["cssContentSize"]
         clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], MAX_HEIGHT)}
         shot = self.call(

@@ -1,9 +1,12 @@
-"""Label sets and sentinel values of the corpora, shared by loaders, scoring and reproduction."""
+"""Label sets, sentinel values and protocol constants of the corpora, shared by loaders,
+scoring and reproduction."""
 
 from __future__ import annotations
 
 # CQs-Gen: reference-question labels, in the order of the cqs_gen ClassLabel
 CQ_LABELS = ("Useful", "Unhelpful", "Invalid")
+# CQs-Gen: the sentence-transformers model of the paper's STS matching (and its Space's)
+CQS_GEN_STS_MODEL = "stsb-mpnet-base-v2"
 
 # Webis-ArgQuality-20: quality dimensions (the webis_argquality20 ClassLabel order) and the
 # placeholders the release writes where a score does not exist

@@ -43,11 +43,10 @@ from argbench.embedding_store import (  # the cache, also importable from here
     default_cache_dir,
     is_unit,
 )
-from argbench.io import looks_like_path
+from argbench.io import check_text, looks_like_path
 from argbench.models import folder_fingerprint as _folder_fingerprint
 from argbench.models import folder_signature
 from argbench.models import weights_fingerprint as _weights_fingerprint
-from argbench.scoring._checks import check_text
 from argbench.sources import hub_reachable, is_offline
 
 __all__ = [

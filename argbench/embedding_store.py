@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from argbench.cache_files import move_aside
+from argbench.io import cache_folder
 
 __all__ = ["CACHE_ENV", "CacheError", "VectorStore", "default_cache_dir", "is_unit"]
 
@@ -31,8 +32,6 @@ class CacheError(OSError):
 
 def default_cache_dir() -> Path:
     """``$ARGBENCH_EMBEDDINGS_CACHE``, else ``$HF_HOME/argbench/embeddings`` (read at call time)."""
-    from argbench.io import cache_folder
-
     return cache_folder(CACHE_ENV, "embeddings")
 
 

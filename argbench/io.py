@@ -30,6 +30,7 @@ __all__ = [
     "OutputBusyError",
     "atomic_write",
     "check_output",
+    "check_text",
     "claim_output",
     "lock_file",
     "looks_like_path",
@@ -383,6 +384,18 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def check_text(value: str, where: str) -> None:
+    """A str that UTF-8 (Arrow, the embedding cache keys) can store: no lone surrogates."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{where}: not valid Unicode: lone surrogate {value[error.start]!r} at position "
+            f"{error.start} (a text decoded with errors='surrogateescape' or a broken \\ud8xx "
+            "escape); fix or drop that character"
+        ) from None
 
 
 def _encodable(text: str, what: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from argbench.io import lock_file
 from argbench.load import config_names, load
 from argbench.loaders import builder_class
 
@@ -220,10 +221,15 @@ def build(
     log: Callable[[str], None] | None = None,
     repo_id: str | None = None,
     num_proc: int | None = None,
+    eval_yaml: Callable[[str, str, str], str | None] | None = None,
 ) -> Path:
     """Write ``<out_dir>/<name>/`` atomically: a failed build leaves the previous folder (or none).
 
     ``repo_id``: the Hub repository the folder is for, named in the card's "How to load".
+    ``eval_yaml(name, pretty name, description)``: the text of the folder's ``eval.yaml`` (the
+    Hub's benchmark registration), or None for none; it comes from the benchmark tasks, a
+    layer above this one (:func:`argbench.build` and ``publish`` pass
+    :func:`argbench.hub_eval.eval_yaml`).
     ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
     Builds of one dataset into one folder take turns (a lock file ``.<name>.lock`` beside
     it), and each first removes what a killed build left (``.<name>.partial-*``,
@@ -266,8 +272,8 @@ def build(
                 )
             card = render_card(name, infos, statistics, download_sizes, repo_id)
             (staging / "README.md").write_text(card, encoding="utf-8")
-            benchmark = _eval_yaml(name, card, next(iter(infos.values())))
-            if benchmark:  # the Hub's benchmark registration (argbench.hub_eval)
+            benchmark = eval_yaml and _benchmark(eval_yaml, name, card, infos)
+            if benchmark:  # the Hub's benchmark registration
                 (staging / "eval.yaml").write_text(benchmark, encoding="utf-8")
             _replace_dir(staging, final)
         except BaseException:
@@ -277,11 +283,10 @@ def build(
     return final
 
 
-def _eval_yaml(name: str, card: str, info) -> str | None:
-    from argbench.hub_eval import eval_yaml
-
+def _benchmark(eval_yaml, name: str, card: str, infos: dict) -> str | None:
+    """``eval_yaml`` called with the corpus's pretty name (the card's) and description."""
     header = yaml.safe_load(card.split("---\n")[1]) or {}
-    description = (info.description or "").strip().split("\n\n")[0]
+    description = (next(iter(infos.values())).description or "").strip().split("\n\n")[0]
     return eval_yaml(name, header.get("pretty_name") or name, description)
 
 
@@ -313,8 +318,6 @@ def _cannot_write(out_dir: Path, error: OSError) -> PermissionError:
 def _turn(out_dir: Path, name: str, log: Callable[[str], None]):
     """Hold ``out_dir/.<name>.lock`` for the build (:func:`argbench.io.lock_file`: a killed
     build never blocks the next); a second build waits its turn."""
-    from argbench.io import lock_file
-
     path = out_dir / f".{name}.lock"
     try:
         with lock_file(

@@ -24,6 +24,7 @@ import os
 import re
 from pathlib import Path
 
+from argbench.io import atomic_write
 from argbench.sources import sha256_of
 
 __all__ = [
@@ -99,8 +100,6 @@ def folder_signature(path, memo_dir: Path | None = None) -> str:
     process and, with ``memo_dir``, in ``memo_dir/signature.txt`` (the embedding cache folder,
     itself keyed by the folder's paths, sizes and times).
     """
-    from argbench.io import atomic_write
-
     path = Path(path).expanduser().resolve()
     named = snapshot_name(path)
     if named:

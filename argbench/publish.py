@@ -15,8 +15,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import argbench
+from argbench._version import __version__
 from argbench.errors import BadInput
+from argbench.leaderboard.space import write_space
+from argbench.loaders import builder_class
 from argbench.space_bundle import check_space_name, space_folder
 
 __all__ = [
@@ -341,8 +343,8 @@ def publish(
     A repo holding another corpus is refused unless ``replace_other_corpus`` (every file that
     is not part of this build is then deleted).
     """
+    from argbench.hub_eval import eval_yaml
     from argbench.layout import build
-    from argbench.loaders import builder_class
 
     log = log or (lambda message: None)
     check_repo_id(repo_id)  # before the build
@@ -351,7 +353,13 @@ def publish(
         api = check_credentials(api)  # before the build: fail in seconds, not after it
     with tempfile.TemporaryDirectory(prefix="argbench-publish-") as scratch:
         folder = build(
-            name, out_dir or scratch, sources=sources, cache_dir=cache_dir, log=log, repo_id=repo_id
+            name,
+            out_dir or scratch,
+            sources=sources,
+            cache_dir=cache_dir,
+            log=log,
+            repo_id=repo_id,
+            eval_yaml=eval_yaml,
         )
         plan = _plan("dataset", name, folder, repo_id, private, f"v{cls.VERSION}")
         if not dry_run:
@@ -384,7 +392,7 @@ def publish_metric(
         api = check_credentials(api)  # before anything else: fail in seconds
     with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
         folder = space_folder(name, Path(scratch) / module, module)
-        plan = _plan("metric", name, folder, repo_id, private, f"v{argbench.__version__}")
+        plan = _plan("metric", name, folder, repo_id, private, f"v{__version__}")
         if not dry_run:
             bump = (
                 "Bump argbench's version (pyproject.toml, argbench.__version__) to publish changes."
@@ -410,8 +418,6 @@ def publish_leaderboard(
     of ``results`` and an upload form scored as ``space_config`` says) and upload it to the
     Gradio Space ``repo_id``, tagged ``v<argbench version>``. ``out_dir``: keep the Space's
     folder in ``out_dir/<space name>``. ``dry_run`` writes and lists, without the network."""
-    from argbench.leaderboard.space import write_space
-
     log = log or (lambda message: None)
     check_repo_id(repo_id)
     if not dry_run:
@@ -420,9 +426,7 @@ def publish_leaderboard(
         folder = write_space(
             results, Path(out_dir or scratch) / repo_id.partition("/")[2], space_config
         )
-        plan = _plan(
-            "leaderboard", "leaderboard", folder, repo_id, private, f"v{argbench.__version__}"
-        )
+        plan = _plan("leaderboard", "leaderboard", folder, repo_id, private, f"v{__version__}")
         if not dry_run:
             bump = "Bump argbench's version to publish a changed Space."
             _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from argbench import _version
+
 __all__ = ["Signature", "callable_name", "short_hash"]
 
 VERSION_FIELD = "v"
@@ -80,9 +82,7 @@ class Signature:
             if key in self.fields:
                 raise ValueError(f"signature field {key!r} given twice")
             self.fields[key] = _text(value)
-        if version is None:
-            from argbench import __version__ as version
-        self.version = str(version)
+        self.version = str(_version.__version__ if version is None else version)
 
     def render(self) -> str:
         parts = [self.name, *(f"{k}:{_escape(v)}" for k, v in self.fields.items())]

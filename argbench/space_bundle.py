@@ -17,7 +17,7 @@ import re
 import zipfile
 from pathlib import Path
 
-import argbench
+from argbench._version import __version__
 from argbench.metrics import metric_path
 
 # the packages a bundle holds; files of other kinds (caches, bytecode) stay out
@@ -170,7 +170,7 @@ def bundle_module() -> str:
     """The text of ``_argbench_bundle.py``: this argbench as a zip, put on ``sys.path`` when
     imported unless the same version is installed (metric Spaces, the leaderboard Space)."""
     data = base64.b64encode(_bundle_zip()).decode("ascii")
-    return _BOOTSTRAP.format(version=argbench.__version__, data=data)
+    return _BOOTSTRAP.format(version=__version__, data=data)
 
 
 def check_space_name(name: str, repo_id: str) -> str:

@@ -24,6 +24,8 @@ import re
 from functools import lru_cache
 from importlib import resources
 
+from argbench.signature import short_hash
+
 __all__ = ["tokenize", "token_texts", "spacy_tokenize", "get_tokenizer", "tokenizer_name"]
 
 CACHE_SIZE = 100_000  # chunks kept by the chunk cache
@@ -461,8 +463,6 @@ def tokenizer_name(name: str) -> str:
     """How a metric signature names the tokenizer: ``argbench-spacy<version>-rules-<sha8>``
     (argbench's re-implementation, the spaCy version its rule tables come from and a short
     hash of those tables) or ``spacy-<version>`` (spaCy itself)."""
-    from argbench.signature import short_hash
-
     get_tokenizer(name)  # the same error for an unknown name
     if name == "spacy":
         import spacy

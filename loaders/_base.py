@@ -59,11 +59,11 @@ class ArgbenchBuilder(datasets.GeneratorBasedBuilder):
 
     def __init__(self, *args, sources=None, **kwargs):
         self.sources = sources
-        kwargs.setdefault("hash", self.content_hash())
+        kwargs.setdefault("hash", self.cache_key())
         super().__init__(*args, **kwargs)
 
     @classmethod
-    def content_hash(cls) -> str:
+    def cache_key(cls) -> str:
         """Cache key: the loader's code and the pinned checksums, so edits rebuild the cache."""
         digest = hashlib.sha256()
         for module in (sys.modules[cls.__module__], sys.modules[__name__]):

@@ -107,9 +107,9 @@ class CamAnswers(ArgbenchBuilder):
     DEFAULT_CONFIG_NAME = "silver"
 
     @classmethod
-    def content_hash(cls) -> str:
+    def cache_key(cls) -> str:
         """Also keyed on cam_relevance, whose parser and label names this builder uses."""
-        digest = hashlib.sha256(super().content_hash().encode())
+        digest = hashlib.sha256(super().cache_key().encode())
         digest.update(inspect.getsource(cam_relevance).encode())
         return digest.hexdigest()[:16]
 

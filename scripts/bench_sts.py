@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from argbench.sources import path_of
+from argbench.loaders.registry import path_of
 
 THRESHOLDS = (0.65, 0.6)
 

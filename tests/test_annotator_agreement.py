@@ -133,9 +133,9 @@ def test_cam_expert_figure(real_mirror, cache_dir, tmp_path):
     """The release's stored α and κ, reproduced to every digit, with no annotator's name."""
     from openpyxl import load_workbook
 
+    from argbench.loaders.registry import path_of
     from argbench.reproduce import reproduce
     from argbench.reproduce.report import published_value
-    from argbench.sources import path_of
 
     (section,) = reproduce(
         tmp_path,

@@ -10,6 +10,7 @@ import pytest
 import argbench
 from argbench.embedding import Embedder
 from argbench.llm import ChatEndpoint, JudgmentError, LLMError
+from argbench.loaders.registry import path_of
 from argbench.scoring.cq_reference_match import (
     LABELS,
     MISSING,
@@ -17,7 +18,6 @@ from argbench.scoring.cq_reference_match import (
     cq_reference_match,
     read_submission,
 )
-from argbench.sources import path_of
 
 from .openai_stub import StubServer, user_prompt
 

@@ -9,6 +9,7 @@ import pytest
 
 import argbench
 from argbench.cli import main
+from argbench.loaders.registry import path_of
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.scoring.argument_overlap import argument_overlap
 from argbench.scoring.argument_relevance import argument_relevance
@@ -16,7 +17,6 @@ from argbench.scoring.claim_relation import claim_relation
 from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 from argbench.scoring.cr_diversity import cr_diversity
 from argbench.scoring.rationale_f1 import rationale_f1
-from argbench.sources import path_of
 
 from .conftest import FIXTURES
 from .openai_stub import StubServer, user_prompt

@@ -10,7 +10,7 @@ import pytest
 
 import argbench
 from argbench.loaders import builder_class
-from argbench.sources import path_of
+from argbench.loaders.registry import path_of
 
 pytestmark = pytest.mark.mirror
 

@@ -308,8 +308,8 @@ def test_paper_sections_on_the_real_files(real_mirror, full_run):
         "webis_sparsification.png",
     ]
     # the report sweeps thresholds over one match; the metric at 0.65 must give the same score
+    from argbench.loaders.registry import path_of
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
-    from argbench.sources import path_of
 
     validation = argbench.load_dataset(
         "cqs_gen",

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from argbench.cli import main
-from argbench.sources import path_of, sha256_of
+from argbench.loaders.registry import path_of
+from argbench.sources import sha256_of
 
 
 def test_unknown_sample_is_a_usage_error(capsys, tmp_path):

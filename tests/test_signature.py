@@ -78,7 +78,7 @@ def test_render_parse_round_trip_with_escapes():
 
 
 def test_version_field_follows_argbench(monkeypatch):
-    monkeypatch.setattr(argbench, "__version__", "9.9.9")
+    monkeypatch.setattr(argbench._version, "__version__", "9.9.9")
     result = argument_relevance(ANSWERS, LABELS)
     assert fields(result["signature"])["v"] == "9.9.9"
 

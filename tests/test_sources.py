@@ -91,7 +91,8 @@ def test_reads_outside_the_loaders_are_checksummed_too(tmp_path):
     """Scripts, tests and reproduce reach release files through the registry (path_of), so a
     corrupted mirror file fails there as it does in a build."""
     from argbench.loaders.cam_answers import release_answer_texts
-    from argbench.sources import declared, mirror_path, path_of
+    from argbench.loaders.registry import declared, path_of
+    from argbench.sources import mirror_path
 
     for dataset, key in (("cqs_gen", "trial_output"), ("cam_answers", "silver_112")):
         target = mirror_path(tmp_path, declared(dataset)[key])

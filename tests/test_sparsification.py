@@ -136,7 +136,10 @@ def test_topics_from_the_ukpconvarg1_fixture(fixture_mirror, monkeypatch, cache_
 
 @pytest.mark.mirror
 def test_mirror_table_1(real_mirror, tmp_path):
-    rows = sparsification_study(sources=real_mirror, cache_dir=str(tmp_path))
+    full = argbench.load_dataset(
+        "ukpconvarg1", "full", "train", sources=real_mirror, cache_dir=str(tmp_path)
+    )
+    rows = sparsification_study(ukpconvarg1_topics(full))
     assert [(r["x"], r["k"]) for r in rows] == [
         (x, k) for x in PAPER_SETTINGS["judgments"] for k in PAPER_SETTINGS["groups"]
     ]

@@ -15,7 +15,7 @@ import pytest
 import argbench
 from argbench.loaders import builder_class
 from argbench.loaders._base import DataError
-from argbench.sources import path_of
+from argbench.loaders.registry import path_of
 from tests.conftest import FIXTURES
 
 NAME = "ukpconvarg1"

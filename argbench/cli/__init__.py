@@ -7,6 +7,7 @@ import importlib
 import sys
 
 import argbench
+from argbench.errors import BadInput
 
 # Modules that add subcommands: each defines ``add_commands(subparsers)`` and imports its
 # heavy dependencies inside the command functions, so ``argbench --help`` stays fast.
@@ -141,8 +142,6 @@ _BAD_INPUT = (
 
 def exit_status(error: BaseException) -> int | None:
     """2 for bad input or usage, 1 for a failed run, None for a bug (let it raise)."""
-    from argbench.errors import BadInput
-
     if isinstance(error, KeyboardInterrupt):
         return 130
     if isinstance(error, (BadInput, *_BAD_INPUT)):

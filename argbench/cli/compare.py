@@ -8,6 +8,8 @@ import json
 import sys
 
 from argbench.cli import finite_float, positive_int, seed_int
+from argbench.io import claim_output, save_figure
+from argbench.results import compare_results, plain
 
 _DESCRIPTION = """\
 Compare two or more systems scored on the same corpus split (results files written by
@@ -57,14 +59,10 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_compare(args) -> int:
-    from argbench.results import compare_results, plain
-
     # errors go through argbench.cli.main: exit 2 for bad input, as documented
     if args.resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {args.resamples}")
     if args.plot:
-        from argbench.io import claim_output
-
         claim_output(args.plot, inputs=args.results, suffixes=(".png",), what="--plot")
     comparison = compare_results(
         args.results,
@@ -131,8 +129,6 @@ def plot(c: dict, path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from argbench.io import save_figure
 
     systems = c["systems"]
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(systems)))

@@ -7,6 +7,7 @@ import time
 
 import argbench
 from argbench.cli import UsageError, add_data_options, add_num_proc, check_dataset
+from argbench.cli.leaderboard import add_space_options, publish_space
 
 
 def _cmd_list(args) -> int:
@@ -28,6 +29,7 @@ def _cmd_build(args) -> int:
         raise UsageError(
             f"unknown dataset(s): {', '.join(unknown)}; available: {', '.join(argbench.list_datasets())}"
         )
+    from argbench.hub_eval import eval_yaml
     from argbench.layout import build, row_counts
 
     summary = []
@@ -41,6 +43,7 @@ def _cmd_build(args) -> int:
             cache_dir=args.cache_dir,
             log=lambda m: print(f"  {m}", flush=True),
             num_proc=args.num_proc,
+            eval_yaml=eval_yaml,
         )
         elapsed = time.perf_counter() - start
         for config, splits in row_counts(folder).items():
@@ -56,8 +59,6 @@ def _cmd_build(args) -> int:
 
 def _cmd_publish(args) -> int:
     if args.leaderboard:
-        from argbench.cli.leaderboard import publish_space
-
         return publish_space(args)
     if (args.name is None) == (args.metric is None):
         raise UsageError("give a dataset NAME or --metric NAME (one of them)")
@@ -157,7 +158,6 @@ def add_commands(sub) -> None:
         help="the repo holds another corpus: delete every file that is not part of this build "
         "(without it such a repo is refused)",
     )
-    from argbench.cli.leaderboard import add_space_options
 
     add_space_options(publish)
     add_data_options(publish)

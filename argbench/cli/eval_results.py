@@ -7,6 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from argbench.io import check_output, claim_output, read_text, write_claimed
+from argbench.results import read_results
+
 _DESCRIPTION = """\
 A results file of argbench evaluate --dataset ORG/NAME@vX --out FILE as the Hub's
 eval-results entry: dataset id, task id (from the dataset's eval.yaml), the commit scored,
@@ -48,8 +51,6 @@ def _cmd_eval_results(args) -> int:
     import yaml
 
     from argbench.hub_eval import eval_results_entry, merge_entries
-    from argbench.io import check_output, claim_output, read_text, write_claimed
-    from argbench.results import read_results
 
     if args.out is not None:  # before the results are read: a folder that can be written
         check_output(Path(args.out) / "entry.yaml", suffixes=(".yaml",), what="--out")

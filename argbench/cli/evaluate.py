@@ -35,6 +35,7 @@ from argbench.cli.evaluate_inputs import (
     submission_inputs,
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
+from argbench.io import check_text, claim_output
 from argbench.metrics import list_metrics
 from argbench.records import inputs_from_records
 from argbench.results import (
@@ -46,7 +47,8 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
-from argbench.scoring import declaration, declared_metrics
+from argbench.scoring import declaration, declared_metrics, metric_function
+from argbench.signature import Signature
 
 
 def _columns_table() -> str:
@@ -203,8 +205,6 @@ def _cmd_evaluate(args) -> int:
 def _long_note(result: dict) -> str:
     """What was done with interventions of more than 3 questions, as the signature says
     (max_q:N the first N scored; max_q:all every one labelled, Useful / max(3, n))."""
-    from argbench.signature import Signature
-
     max_q = Signature.parse(result["signature"]).fields.get("max_q")
     many = f"{result['n_long']:,} intervention(s) had more than 3 questions"
     if max_q == "all":
@@ -229,8 +229,6 @@ def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
     importing evaluate costs seconds, so bad input is reported at once and a text metric answers
     in well under a second; model metrics pay only for their model.
     """
-    from argbench.scoring import metric_function
-
     if (args.dev or args.plot) and not declaration(args.metric).curve:
         curves = [name for name, spec in declared_metrics().items() if spec.curve]
         raise UsageError(f"--dev and --plot go with {', '.join(curves)}")
@@ -329,9 +327,6 @@ def _item_ids(args, split, inputs) -> list[str] | None:
 
 def _claim_outputs(args) -> None:
     """--out and --plot checked (writable, not an input) and locked before any work."""
-    from argbench.io import claim_output
-    from argbench.scoring._checks import check_text
-
     inputs = [args.input, args.dev, args.references, args.dataset]
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")

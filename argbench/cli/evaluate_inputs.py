@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 
+import argbench
 from argbench.cli import UsageError, check_dataset
 from argbench.io import read_json
 from argbench.records import resolve_columns
@@ -42,8 +43,6 @@ def records_of(args) -> tuple[list, list | None, str, object]:
 
 def check_known_dataset(args) -> None:
     """An argbench dataset name and config are checked before anything is imported."""
-    import argbench
-
     if args.dataset in argbench.list_datasets():
         check_dataset(args.dataset, args.config)
 

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from argbench.cli import EXIT_CODES
+
 __all__ = ["BEGIN", "END", "REFUSALS", "Refusal", "exit_for", "markdown", "rewrite"]
 
 
@@ -77,8 +79,6 @@ END = "<!-- end of generated tables -->"
 
 def markdown() -> str:
     """The exit status table (EXIT_CODES) and, per subcommand, its refusals with their status."""
-    from argbench.cli import EXIT_CODES
-
     lines = ["| status | meaning |", "|---|---|"]
     lines += [f"| `{code}` | {meaning} |" for code, meaning in EXIT_CODES.items()]
     lines += ["", "Which refusal exits with which status, per subcommand:", ""]

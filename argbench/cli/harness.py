@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from argbench.scoring import headline_of
+
 _IMPORT = """\
 Turn what a harness wrote into argbench results files, one per task and metric, the same
 format argbench evaluate --out writes (item ids, per-item values, signature, the split's
@@ -53,7 +55,6 @@ def _cmd_path(args) -> int:
 
 def _cmd_import(args) -> int:
     from argbench.harness.convert import check_out, import_harness, save
-    from argbench.scoring import headline_of
 
     check_out(args.out)  # before any log is read or scored
     command = "argbench " + " ".join(args.argv)

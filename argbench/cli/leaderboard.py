@@ -8,7 +8,9 @@ import inspect
 import sys
 from pathlib import Path
 
-from argbench.cli import add_data_options, finite_float, positive_int, seed_int
+from argbench.cli import UsageError, add_data_options, finite_float, positive_int, seed_int
+from argbench.constants import CQS_GEN_STS_MODEL
+from argbench.io import claim_output
 
 _DESCRIPTION = """\
 Build a static leaderboard site from results files (argbench evaluate --out, argbench
@@ -65,7 +67,7 @@ def add_commands(subparsers) -> None:
     command.add_argument(
         "--model",
         default=None,
-        help="embedding model (default: the paper's stsb-mpnet-base-v2, else the offline "
+        help=f"embedding model (default: the paper's {CQS_GEN_STS_MODEL}, else the offline "
         "all-MiniLM-L6-v2, which is not the paper's protocol)",
     )
     command.add_argument("--threshold", type=finite_float, default=0.65, help="default 0.65")
@@ -80,7 +82,6 @@ def _add_stats_options(command) -> None:
 
 
 def _cmd_leaderboard(args) -> int:
-    from argbench.io import claim_output
     from argbench.leaderboard.site import previous_build, record_build, table_files, write_site
     from argbench.leaderboard.table import columns, read
 
@@ -99,7 +100,7 @@ def _cmd_leaderboard(args) -> int:
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
     shots = []
     if args.screenshots:
-        from argbench.browser import screenshots
+        from argbench.browser import screenshots  # asyncio
 
         shots = screenshots(pages, out / "screenshots")
         print(f"{len(shots)} screenshots -> {out / 'screenshots'}")
@@ -157,7 +158,6 @@ def add_space_options(command) -> None:
 
 
 def publish_space(args) -> int:
-    from argbench.cli import UsageError
     from argbench.leaderboard.space import config
     from argbench.leaderboard.table import read
     from argbench.publish import check_repo_id, publish_leaderboard

@@ -3,6 +3,7 @@ with its meaning from the metric card) and a claim_relation precision-recall cur
 
 from __future__ import annotations
 
+from argbench.io import save_figure
 from argbench.metrics import metric_path, output_meanings
 from argbench.results import plain
 
@@ -18,7 +19,6 @@ def plot_curve(result: dict, path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from argbench.io import save_figure
     from argbench.scoring.claim_relation import draw_pr_curve
 
     fig, ax = plt.subplots(figsize=(6, 4.5))

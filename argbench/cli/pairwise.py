@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+import argbench
 from argbench.cli import add_data_options, finite_float, positive_int, seed_int
 from argbench.io import claim_output, read_records, write_records
 
@@ -137,11 +138,10 @@ def _fit_file(args) -> tuple[list[dict], list]:
 
 
 def _fit_webis(args) -> tuple[list[dict], list]:
-    from argbench import load_dataset
     from argbench.scoring.bradley_terry import fit_webis, webis_scores
 
     def load(config):
-        return load_dataset(
+        return argbench.load_dataset(
             "webis_argquality20", config, "train", sources=args.sources, cache_dir=args.cache_dir
         )
 
@@ -211,12 +211,16 @@ def _ints(text: str, option: str) -> list[int]:
 
 def _cmd_simulate(args) -> int:
     from argbench.reproduce.webis import paper_agreement, paper_table1
-    from argbench.scoring.sparsification import sparsification_study
+    from argbench.scoring.sparsification import sparsification_study, ukpconvarg1_topics
 
     if args.out:
         claim_output(args.out)
     start = time.perf_counter()
+    full = argbench.load_dataset(
+        "ukpconvarg1", "full", "train", sources=args.sources, cache_dir=args.cache_dir
+    )
     rows = sparsification_study(
+        ukpconvarg1_topics(full),
         judgments=_ints(args.judgments, "--judgments"),
         groups=_ints(args.groups, "--groups"),
         n_topics=args.topics,
@@ -227,8 +231,6 @@ def _cmd_simulate(args) -> int:
         workers=args.workers,
         regularization=args.regularization,
         threshold=args.threshold,
-        sources=args.sources,
-        cache_dir=args.cache_dir,
     )
     seconds = time.perf_counter() - start
     paper = paper_table1() if args.items == 32 else {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from argbench.cli import add_data_options
+from argbench.io import claim_output
 
 
 def _cmd_reproduce(args) -> int:
-    from argbench.io import claim_output
     from argbench.layout import output_folder
     from argbench.reproduce import count_sentence, reproduce
 

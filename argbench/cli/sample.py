@@ -14,7 +14,7 @@ import json
 from argbench.cli import UsageError, add_data_options
 from argbench.io import atomic_write, claim_output
 from argbench.load import load
-from argbench.sources import path_of
+from argbench.loaders.registry import path_of
 from argbench.tasks import samples
 
 

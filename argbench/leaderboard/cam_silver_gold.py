@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from argbench.results import evaluate_predictions, write_results_once
+
 METRICS = ("argument_relevance", "argument_overlap")
 
 
@@ -51,16 +53,11 @@ def systems(gold, silver) -> dict[str, list[dict]]:
 
 def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=None, log=print):
     """Results files ``<out>/<metric>-<system>.json`` for every system and metric."""
-    import argbench
-    from argbench.results import evaluate_predictions, write_results_once
+    from argbench.load import load  # imports datasets
 
     out = Path(out)
-    gold = argbench.load_dataset(
-        "cam_answers", "gold", "train", sources=sources, cache_dir=cache_dir
-    )
-    silver = argbench.load_dataset(
-        "cam_answers", "silver_subset", "train", sources=sources, cache_dir=cache_dir
-    )
+    gold = load("cam_answers", "gold", "train", sources=sources, cache_dir=cache_dir)
+    silver = load("cam_answers", "silver_subset", "train", sources=sources, cache_dir=cache_dir)
     planned = []
     for system, records in systems(gold, silver).items():
         for metric in METRICS:

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from argbench.embedding import Embedder
+from argbench.constants import CQS_GEN_STS_MODEL
+from argbench.embedding import Embedder, ModelUnavailableError, offline_minilm
+from argbench.io import claim_output, write_json
+from argbench.results import add_intervals, build_document, load_split, write_results_once
 from argbench.scoring.cq_submissions import (
     N_SUBMISSIONS,
     NOTE,
@@ -30,8 +33,6 @@ def write_submission_files(
 ) -> list[Path]:
     """``submission_NN.json`` (the shared-task format) and ``submission_NN.labels.json`` (the
     human label of each question, by intervention, in the same order) for each submission."""
-    from argbench.io import write_json
-
     out_dir = Path(out_dir)
     written = []
     for index, by_intervention in split_submissions(rows, expected).items():
@@ -55,8 +56,6 @@ def write_submission_files(
 def results_documents(scored, split, *, resamples=10_000, seed=0, command=None) -> list[dict]:
     """One results document per scored system (:func:`argbench.results.build_document`), with
     a bootstrap interval over the interventions and the human score kept in the result."""
-    from argbench.results import add_intervals, build_document
-
     docs = []
     for system, result in scored:
         add_intervals(result, resamples, seed)
@@ -76,21 +75,18 @@ def results_documents(scored, split, *, resamples=10_000, seed=0, command=None) 
 def choose_model(model, log=print) -> tuple[Embedder, str]:
     """(embedder, note): ``model``, else the paper's stsb-mpnet-base-v2 when it loads, else
     the offline all-MiniLM-L6-v2; ``note`` is empty only for the paper's model."""
-    from argbench.embedding import ModelUnavailableError, offline_minilm
-    from argbench.scoring.cq_reference_match import DEFAULT_MODEL
-
-    other = f"not the paper's model ({DEFAULT_MODEL}): not the paper's protocol, not comparable with its 0.69"
+    other = f"not the paper's model ({CQS_GEN_STS_MODEL}): not the paper's protocol, not comparable with its 0.69"
     if model is not None:
-        return Embedder(model), "" if model == DEFAULT_MODEL else f"model {model}: {other}"
+        return Embedder(model), "" if model == CQS_GEN_STS_MODEL else f"model {model}: {other}"
     try:
-        embedder = Embedder(DEFAULT_MODEL)
+        embedder = Embedder(CQS_GEN_STS_MODEL)
         embedder.model  # noqa: B018 - load now: fail here, not mid-run
         return embedder, ""
     except ModelUnavailableError:
         fallback = offline_minilm()
         if fallback is None:
             raise
-        note = f"{DEFAULT_MODEL} cannot be loaded (offline); the offline all-MiniLM-L6-v2 is used: {other}"
+        note = f"{CQS_GEN_STS_MODEL} cannot be loaded (offline); the offline all-MiniLM-L6-v2 is used: {other}"
         log(f"note: {note}")
         return Embedder(fallback), note
 
@@ -143,9 +139,6 @@ def run(
     log=print,
 ) -> list[dict]:
     """``argbench submissions``: the submission files, the results files, the table."""
-    from argbench.io import claim_output
-    from argbench.results import load_split, write_results_once
-
     out = Path(out)
     claim_output(out / "correlation.json", suffixes=(".json",))
     split = load_split("cqs_gen", "extended", "test", sources=sources, cache_dir=cache_dir)
@@ -163,7 +156,6 @@ def run(
     correlation = ranking_correlation(
         [d["result"]["score"] for d in humans], [d["result"]["human_score"] for d in humans]
     )
-    from argbench.io import write_json
 
     write_json(
         out / "correlation.json", {"results": [p.name for p in paths], "correlation": correlation}

@@ -13,7 +13,8 @@ import math
 from html import escape
 from pathlib import Path
 
-from argbench.leaderboard.table import Column, per_item, task_text, worst_items
+from argbench.io import atomic_write, write_json
+from argbench.leaderboard.table import Column, per_item, task_text, worst_items, write_tables
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
@@ -244,9 +245,6 @@ def index_page(columns_: list[Column], refused: list[dict]) -> str:
 def write_site(columns_: list[Column], refused: list[dict], out_dir, notes=None) -> list[Path]:
     """Every page, and the tables as CSV and JSON (all tasks, and each task), into
     ``out_dir`` (written through :mod:`argbench.io`); returns the pages written."""
-    from argbench.io import atomic_write
-    from argbench.leaderboard.table import write_tables
-
     out_dir = Path(out_dir)
     notes = notes or {}
     pages = [atomic_write(out_dir / "index.html", index_page(columns_, refused))]
@@ -293,8 +291,6 @@ def previous_build(out_dir) -> list[str]:
 def record_build(out_dir, written, previous: list[str]) -> None:
     """Remove what the earlier build wrote and this one did not (a system no longer on the
     board), then record this build's files."""
-    from argbench.io import write_json
-
     out_dir = Path(out_dir)
     names = sorted({str(Path(p).resolve().relative_to(out_dir.resolve())) for p in written})
     for name in set(previous) - set(names):

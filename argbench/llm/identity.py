@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argbench.models import file_sha256
+from argbench.signature import short_hash
 
 __all__ = ["MODEL_ID_ENV", "PROBE_PROMPT", "Identity", "resolve_identity"]
 
@@ -57,8 +58,6 @@ class Identity:
 
     @classmethod
     def fingerprint(cls, parts: dict, how: str) -> Identity:
-        from argbench.signature import short_hash
-
         digest = short_hash(json.dumps(parts, sort_keys=True, ensure_ascii=False), 64)
         return cls("fingerprint", f"fp:{digest}", f"@fp:{digest[:12]}", how)
 

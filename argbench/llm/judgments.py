@@ -3,6 +3,7 @@ policy (``on_failure``) and the completeness fields of its result."""
 
 from __future__ import annotations
 
+from argbench.llm.client import ChatEndpoint
 from argbench.llm.errors import JudgmentError
 
 __all__ = [
@@ -65,8 +66,6 @@ def check_on_failure(on_failure) -> None:
 
 def endpoint_from(llm, **defaults):
     """``llm`` as a ChatEndpoint: one already, a dict of its options, or None (environment)."""
-    from argbench.llm.client import ChatEndpoint
-
     if isinstance(llm, ChatEndpoint):
         return llm
     if llm is None:

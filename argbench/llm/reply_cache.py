@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 
 from argbench.cache_files import is_corruption, move_aside
+from argbench.io import cache_folder
 
 __all__ = ["CACHE_ENV", "ReplyCache", "default_cache_dir", "reply_key"]
 
@@ -34,8 +35,6 @@ _COLUMNS = [("key", "BLOB"), ("text", "TEXT")]
 
 def default_cache_dir() -> Path:
     """``$ARGBENCH_LLM_CACHE``, else ``$HF_HOME/argbench/llm`` (read at call time)."""
-    from argbench.io import cache_folder
-
     return cache_folder(CACHE_ENV, "llm")
 
 

@@ -14,7 +14,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+from argbench.llm.client import ChatEndpoint
 from argbench.llm.errors import LLMError
+from argbench.models import file_sha256
 
 __all__ = ["free_port", "llama_server", "packaged_gguf", "serve_gguf"]
 
@@ -123,9 +125,6 @@ def serve_gguf(
     it keeps in flight is measured like for any server (this one serialises them, and the
     client finds that out). ``options`` are further :class:`ChatEndpoint` options.
     """
-    from argbench.llm.client import ChatEndpoint
-    from argbench.models import file_sha256
-
     weights = Path(weights)
     if not weights.is_file():
         raise FileNotFoundError(f"no GGUF weights file at {weights}")

@@ -10,23 +10,14 @@ it (:func:`write_results`); :func:`read_results` reads it back verified (an edit
 :func:`per_item`.
 
 One concern per module: ``split`` (loading a split, its content hash), ``predictions``
-(reading predictions, joining them by id), ``document`` (schema, builder, writer; a run never erases another),
-``verify`` (reading back, checked), ``evaluate`` (scoring predictions), ``compare``.
+(reading predictions, joining them by id), ``document`` (schema, builder, digest), ``verify`` (reading back, checked), ``write``
+(writing, checked first; a run never erases another), ``evaluate`` (scoring predictions), ``compare``.
 """
 
 from __future__ import annotations
 
 from argbench.results.compare import DATASET_FIELDS, compare_results
-from argbench.results.document import (
-    RESULTS_FORMAT,
-    RUN_VOLATILE,
-    build_document,
-    content_digest,
-    plain,
-    same_result,
-    write_results,
-    write_results_once,
-)
+from argbench.results.document import RESULTS_FORMAT, build_document, content_digest, plain
 from argbench.results.evaluate import add_intervals, evaluate_predictions
 from argbench.results.predictions import (
     ID_COLUMNS,
@@ -50,6 +41,7 @@ from argbench.results.verify import (
     read_results,
     verify_document,
 )
+from argbench.results.write import RUN_VOLATILE, same_result, write_results, write_results_once
 from argbench.scoring import pair_keys as _pair_keys
 
 # metric -> the per-item key argbench compare pairs on (each metric's declared headline)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from argbench.results.verify import read_results, verify_document
 from argbench.scoring import pair_keys
+from argbench.signature import Signature
 
 __all__ = ["DATASET_FIELDS", "compare_results"]
 
@@ -17,8 +18,6 @@ DATASET_FIELDS = ("config", "split", "version", "content_hash")
 
 def _differences(docs: list[dict], labels: list[str]) -> list[str]:
     """What, besides the system, differs between results: signature fields and the split."""
-    from argbench.signature import Signature
-
     signatures = [Signature.parse(d["signature"]) for d in docs]
     out = []
     for doc, signature, label in zip(docs[1:], signatures[1:], labels[1:], strict=True):

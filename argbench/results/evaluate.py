@@ -10,7 +10,7 @@ from argbench.records import inputs_from_records, resolve_columns
 from argbench.results.document import build_document
 from argbench.results.predictions import _id_fields, join, read_predictions
 from argbench.results.split import load_split
-from argbench.scoring import declaration, pair_keys
+from argbench.scoring import declaration, metric_function, pair_keys
 
 __all__ = ["add_intervals", "evaluate_predictions"]
 
@@ -79,8 +79,6 @@ def evaluate_predictions(
     (:func:`add_intervals`). ``options`` go to the metric's ``compute``. ``num_proc``:
     processes for building an argbench dataset (:func:`load_split`).
     """
-    from argbench.scoring import metric_function
-
     declaration(metric)  # an unknown metric: an error listing the metrics
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from argbench.io import check_text, read_json, read_records
 from argbench.records import where
 
 __all__ = ["ID_COLUMNS", "join", "read_predictions", "read_submission_file", "split_item_ids"]
@@ -23,8 +24,6 @@ def read_predictions(source, submissions: bool = True) -> tuple[list, list | Non
     "cq"}] or "Missing CQs"}}``) get ``cqs`` as question strings (``["Missing CQs"]`` for
     none), in JSON or JSON Lines alike."""
     if isinstance(source, (str, Path)):
-        from argbench.io import read_records
-
         data = read_records(source, formats=("json", "jsonl"))
     else:
         data = source
@@ -53,8 +52,6 @@ def _id_text(value, at: str, field: str) -> str:
     """An id as text; whitespace around it or a character UTF-8 cannot store is an error
     (``" 3"`` and ``"3"`` would be two ids that look the same; a lone surrogate cannot be
     written to the results file)."""
-    from argbench.scoring._checks import check_text
-
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError(f"{at}: id field {field!r} must be a string or an integer, got {value!r}")
     text = str(value)
@@ -189,7 +186,6 @@ def split_item_ids(split) -> list[str]:
 def read_submission_file(path) -> dict:
     """A CQs-Gen shared-task submission as ``{intervention_id: {"cqs": ...}}``, from JSON or
     JSON Lines (one ``{"intervention_id", "cqs"}`` record per line)."""
-    from argbench.io import read_json
     from argbench.scoring.cq_reference_match import MISSING
 
     if Path(path).suffix != ".jsonl":

@@ -15,6 +15,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+
+from argbench.io import atomic_write, looks_like_path
+from argbench.loaders import DATASETS, builder_class
 
 __all__ = [
     "DatasetChoiceError",
@@ -73,15 +77,12 @@ def load_split(
     (a tag such as ``v1.0.0``, a branch or a commit; default ``main``): the commit it
     resolves to is what is loaded and recorded. ``split`` may be left out when there is only
     one. ``num_proc``: processes for building an argbench dataset."""
-    import argbench
-    from argbench.io import looks_like_path
-
     folder = Path(str(dataset)).expanduser()
     hub = None
-    if str(dataset) in argbench.list_datasets():
-        splits = argbench.load_dataset(
-            dataset, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc
-        )
+    if str(dataset) in DATASETS:
+        from argbench.load import load  # imports datasets
+
+        splits = load(dataset, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
         name, source = str(dataset), "argbench"
     elif folder.is_dir():
         splits = _load_with_datasets(str(folder), config, cache_dir)
@@ -97,7 +98,7 @@ def load_split(
         name, source = repo_id, f"hub:{repo_id}"
     else:
         raise DatasetChoiceError(
-            f"unknown dataset '{dataset}'; available: {', '.join(argbench.list_datasets())} "
+            f"unknown dataset '{dataset}'; available: {', '.join(sorted(DATASETS))} "
             "(or a folder written by argbench build, or a Hub id owner/name)"
         )
     if split is None:
@@ -207,8 +208,6 @@ def _read_mark(folder: Path) -> str | None:
 
 
 def _write_mark(folder: Path, fingerprint: str) -> None:
-    from argbench.io import atomic_write
-
     try:
         atomic_write(folder / _MARK, fingerprint)
     except OSError:
@@ -263,14 +262,8 @@ def configs_with(dataset: str, fields: set[str]) -> list[str] | None:
     """The configs of argbench dataset ``dataset`` whose rows hold every one of ``fields``
     (from the loaders' declared features, nothing built); None for other datasets. Used to
     name the config to use when a metric's fields are not in the one given."""
-    import argbench
-
-    if dataset not in argbench.list_datasets():
+    if dataset not in DATASETS:
         return None
-    from types import SimpleNamespace
-
-    from argbench.loaders import builder_class
-
     cls = builder_class(dataset)
     out = []
     for config in cls.BUILDER_CONFIGS:

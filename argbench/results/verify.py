@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 
+from argbench.io import read_json
+from argbench.results.document import REQUIRED, RESULTS_FORMAT, content_digest
 from argbench.scoring import headline_of, ranked_metrics
+from argbench.signature import Signature
 
 __all__ = ["ResultsFileError", "headline_figure", "per_item", "read_results", "verify_document"]
 
@@ -61,8 +64,6 @@ def verify_document(doc, source: str = "results") -> dict:
     returned as it is. ``source`` names it in errors (the file's path). The values are
     checked first, so an edit is named by what it changed, then the rest of the schema.
     The digest is :func:`read_results`'s: a document in memory is its program's to change."""
-    from argbench.results.document import RESULTS_FORMAT
-
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
         raise ResultsFileError(
             f"{source}: not an argbench results file (format {RESULTS_FORMAT!r}); write one "
@@ -122,9 +123,6 @@ def _check_values(doc: dict, source: str) -> None:
 
 def _check_schema(doc: dict, source: str) -> None:
     """Every field of the schema, the counts that of the ids, the signature the metric's."""
-    from argbench.results.document import REQUIRED
-    from argbench.signature import Signature
-
     absent = [field for field in REQUIRED if field not in doc]
     if absent:
         raise ResultsFileError(f"{source}: the results file has no {absent[0]!r}; {_REWRITE}")
@@ -157,14 +155,10 @@ def read_results(path) -> dict:
     """The results document of ``path``, verified (:func:`verify_document`) and matching the
     digest written with it (required: a file without one was not written whole by argbench).
     Raises :class:`ResultsFileError` naming the file and what does not add up."""
-    from argbench.io import read_json
-
     try:
         doc = read_json(path)
     except ValueError as error:  # not a file, not UTF-8, not JSON: named by the reader
         raise ResultsFileError(str(error)) from None
-    from argbench.results.document import content_digest
-
     verify_document(doc, str(path))
     digest = doc.get("digest")
     if digest is not None and digest != content_digest(doc):

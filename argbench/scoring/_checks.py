@@ -6,6 +6,9 @@ import math
 import numbers
 from collections.abc import Sequence
 
+from argbench.io import check_text
+from argbench.scoring import Labels
+
 
 def check_same_length(**fields: Sequence) -> int:
     lengths = {}
@@ -26,18 +29,6 @@ def check_str(field: str, index: int, value) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{field}[{index}] must be a str, got {type(value).__name__}")
     return value
-
-
-def check_text(value: str, where: str) -> None:
-    """A str that UTF-8 (Arrow, the embedding cache keys) can store: no lone surrogates."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise ValueError(
-            f"{where}: not valid Unicode: lone surrogate {value[error.start]!r} at position "
-            f"{error.start} (a text decoded with errors='surrogateescape' or a broken \\ud8xx "
-            "escape); fix or drop that character"
-        ) from None
 
 
 def check_str_list(field: str, index: int, value) -> list[str]:
@@ -91,7 +82,6 @@ def check_value(value, spec, where: str) -> None:
     store. None is allowed inside lists (metrics treat unknowns). The command line checks its
     records with this, and the evaluate modules their raw inputs, before evaluate's Features
     encode them (which would turn 1.9 into 1, "2" into 2.0 and 5 into "5")."""
-    from argbench.scoring import Labels
 
     def fail(expected):
         raise TypeError(f"{where}: expected {expected}, got {value!r:.80}")

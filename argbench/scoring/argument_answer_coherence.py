@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from argbench.citations import notebook_citations, parse_citations
+from argbench.embedding import load_cross_encoder, model_signature
+from argbench.llm import PromptTemplate, check_on_failure, endpoint_from, settle_judgments
 from argbench.scoring.declaration import Headline, Metric
 from argbench.signature import Signature, callable_name
 
@@ -83,8 +85,6 @@ def _pairs(predictions, references, excerpts):
 
 
 def _nli_decisions(pairs, model, entailment_label, batch_size, device):
-    from argbench.embedding import load_cross_encoder
-
     encoder = load_cross_encoder(model, device=device)
     id2label = getattr(getattr(encoder, "config", None), "id2label", None) or {}
     names = {int(k): str(v) for k, v in id2label.items()}
@@ -154,8 +154,6 @@ def argument_answer_coherence(
     (``"incomplete"``) the result says ``complete=False``, ``aac`` covers the judged pairs and
     ``aac_by_answer`` the answers whose every pair was judged.
     """
-    from argbench.llm import check_on_failure, settle_judgments
-
     if isinstance(predictions, str) or isinstance(references, str):
         raise TypeError("predictions and references must be lists (one item per answer)")
     if len(predictions) != len(references):
@@ -182,15 +180,11 @@ def argument_answer_coherence(
             decisions.append(int(value))
         fields = [("judge", callable_name(judge))]
     elif judge == "nli":
-        from argbench.embedding import model_signature
-
         if model is None:
             raise ValueError("judge='nli' needs model= (a CrossEncoder NLI name, folder or model)")
         decisions = _nli_decisions(unique, model, entailment_label, batch_size, device)
         fields = [("judge", "nli"), ("model", model_signature(model)), ("label", entailment_label)]
     elif judge == "llm":
-        from argbench.llm import PromptTemplate, endpoint_from
-
         template = PromptTemplate(
             DEFAULT_PROMPT if prompt_template is None else prompt_template, ("argument", "excerpt")
         )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from argbench.scoring._checks import check_same_length, harmonic_f1
+from argbench.scoring._checks import as_plain, check_same_length, harmonic_f1
 from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature
 
@@ -146,8 +146,6 @@ def claim_relation(
     positive decision when ``score >= threshold``; ``threshold`` is given, or chosen on
     ``dev_predictions`` / ``dev_references`` to maximise F1 (the paper's model selection).
     """
-    from argbench.scoring._checks import as_plain
-
     # torch tensors, numpy arrays, pandas Series, datasets columns: as Python values
     predictions, references = as_plain(predictions), as_plain(references)
     dev_predictions, dev_references = as_plain(dev_predictions), as_plain(dev_references)

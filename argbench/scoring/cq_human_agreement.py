@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from argbench.constants import CQS_GEN_STS_MODEL
+from argbench.embedding import Embedder
 from argbench.scoring.annotator_agreement import cohen_kappa
 from argbench.scoring.cq_reference_match import (
-    DEFAULT_MODEL,
     LABELS,
     NAE,
     _label_name,
@@ -85,7 +86,7 @@ def cq_human_agreement(
     *,
     thresholds: Sequence[float] = (0.65,),
     matcher="sts",
-    model=DEFAULT_MODEL,
+    model=CQS_GEN_STS_MODEL,
     label_names: Sequence[str] = LABELS,
     **match_options,
 ) -> dict:
@@ -167,7 +168,7 @@ def leave_one_submission_out(
     batch_size: int = 5,
     threshold: float = 0.65,
     matcher="sts",
-    model=DEFAULT_MODEL,
+    model=CQS_GEN_STS_MODEL,
     label_names: Sequence[str] = LABELS,
     **match_options,
 ) -> list[dict]:
@@ -183,8 +184,6 @@ def leave_one_submission_out(
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if matcher == "sts":
-        from argbench.embedding import Embedder
-
         if not isinstance(model, Embedder):  # load once, reuse in every step
             options = ("revision", "cache_dir", "batch_size", "device")
             model = Embedder(

@@ -17,6 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from argbench.constants import CQ_LABELS
+from argbench.constants import CQS_GEN_STS_MODEL as DEFAULT_MODEL  # the metric's default
+from argbench.embedding import Embedder
+from argbench.llm import PromptTemplate, check_on_failure, endpoint_from, settle_judgments
 from argbench.scoring import Labels
 from argbench.scoring.declaration import Figure, Headline, Metric
 from argbench.signature import Signature, callable_name
@@ -58,7 +61,6 @@ NAE = "not_able_to_evaluate"
 ISSUE = "evaluation_issue"  # an LLM reply that names no reference and is not the "not found" phrase
 MISSING = "Missing CQs"
 NOT_FOUND = "Similar reference not found."
-DEFAULT_MODEL = "stsb-mpnet-base-v2"
 QUESTIONS = 3  # questions a system is asked for per intervention; the score divides by it
 
 DEFAULT_PROMPT = """\
@@ -286,7 +288,6 @@ def cq_reference_match(
         raise ValueError(f"{len(intervention_ids)} intervention_ids for {len(predictions)} items")
     if not predictions:
         raise ValueError("predictions and references are empty: nothing to score")
-    from argbench.llm import check_on_failure, settle_judgments
 
     check_on_failure(on_failure)
     check_threshold(threshold)
@@ -325,8 +326,6 @@ def cq_reference_match(
         decided = _callable_match(preds, refs, matcher)
         fields = [("matcher", callable_name(matcher))]
     elif matcher == "sts":
-        from argbench.embedding import Embedder
-
         embedder = (
             model
             if isinstance(model, Embedder)
@@ -345,8 +344,6 @@ def cq_reference_match(
             ("thr", threshold_field(threshold)),
         ]
     elif matcher == "llm":
-        from argbench.llm import PromptTemplate, endpoint_from
-
         template = PromptTemplate(
             DEFAULT_PROMPT if prompt_template is None else prompt_template,
             ("references", "question"),

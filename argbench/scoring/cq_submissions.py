@@ -29,6 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from argbench.embedding import Embedder
+from argbench.scoring.cq_human_agreement import extended_references
+from argbench.scoring.cq_reference_match import cq_reference_match
+from argbench.signature import Signature
 
 # the signature field naming the reference set: a §6.1 score and a score against the whole
 # extended test (``argbench evaluate ... cqs_gen extended test``) never share a column
@@ -74,8 +77,6 @@ def submission_name(index: int) -> str:
 
 
 def _check_rows(rows) -> list[dict]:
-    from argbench.scoring.cq_human_agreement import extended_references
-
     rows = list(rows)
     extended_references(rows)
     return rows
@@ -193,9 +194,6 @@ def score_systems(
 
     ``model``: an :class:`Embedder` or what it takes. ``shared=False`` is the naive loop
     (each system's texts encoded by its own call), kept for the bench."""
-    from argbench.scoring.cq_reference_match import cq_reference_match
-    from argbench.signature import Signature
-
     rows = _check_rows(rows)
     embedder = model if isinstance(model, Embedder) else Embedder(model)
     every = systems(rows, label_names, **options)

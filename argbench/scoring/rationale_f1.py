@@ -13,6 +13,7 @@ from argbench.scoring._checks import (
 )
 from argbench.scoring.declaration import Headline, Metric
 from argbench.signature import Signature
+from argbench.tokenize import get_tokenizer, tokenizer_name
 
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": ["string"], "references": ["string"]}
@@ -62,8 +63,6 @@ def rationale_f1(
     context (ERASER's positional spans). Without, a phrase is the set of its token strings and
     an example's rationale tokens are the union of those sets (positions unknown).
     """
-    from argbench.tokenize import get_tokenizer, tokenizer_name
-
     tok = get_tokenizer(tokenizer)
     if not 0 <= iou_threshold <= 1:
         raise ValueError(f"iou_threshold must be in [0, 1], got {iou_threshold!r}")

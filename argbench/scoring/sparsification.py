@@ -150,7 +150,7 @@ def _topic_study(topic: Topic, position, seed, n_items, judgments, groups, repea
 
 
 def sparsification_study(
-    topics: Sequence[Topic] | None = None,
+    topics: Sequence[Topic],
     *,
     n_topics: int = PAPER_SETTINGS["n_topics"],
     n_items: int = PAPER_SETTINGS["n_items"],
@@ -163,13 +163,11 @@ def sparsification_study(
     threshold: float = WEBIS_EXAMPLE_PARAMETERS[1],
     seed: int = 0,
     workers: int = 1,
-    sources=None,
-    cache_dir=None,
 ) -> list[dict]:
     """Table 1 of the paper: one row per (x, k), in the order given.
 
-    ``topics`` defaults to the 32 debate sides of ``ukpconvarg1`` (config ``full``, read with
-    ``sources``/``cache_dir``). ``n_topics`` of the topics with at least ``n_items`` items are
+    ``topics``: the paper's are the 32 debate sides of ``ukpconvarg1`` (config ``full``:
+    :func:`ukpconvarg1_topics` of it; the caller loads the corpus). ``n_topics`` of the topics with at least ``n_items`` items are
     drawn, and ``n_items`` items of each; ``repeats`` design draws per topic and setting are
     averaged before the bootstrap (``bootstrap`` resamples of the topics). ``workers`` > 1 fits
     the topics in that many processes; results do not depend on it.
@@ -180,11 +178,6 @@ def sparsification_study(
     ``judgments_present`` (mean over topics of the judgments actually fitted); ``rho`` (mean
     Pearson ρ over topics), ``ci_low``, ``ci_high``; ``topics``.
     """
-    if topics is None:
-        from argbench import load_dataset
-
-        full = load_dataset("ukpconvarg1", "full", "train", sources=sources, cache_dir=cache_dir)
-        topics = ukpconvarg1_topics(full)
     judgments, groups = [int(x) for x in judgments], [int(k) for k in groups]
     if any(x < 1 for x in judgments):
         raise ValueError(f"judgments per pair must be >= 1, not {judgments}")
