@@ -109,8 +109,6 @@ HEAVY = {
 LAZY_MODULES: dict[str, str] = {
     "argbench.load": "datasets",  # builders run in-process
     "argbench.layout": "datasets",
-    "argbench.loaders.claimdiff": "datasets",
-    "argbench.harness.inspect_tasks": "inspect_ai",
     "argbench.embedding": "numpy",  # (sentence-transformers only when a text is encoded)
     "argbench.scoring.bradley_terry": "numpy",
     "argbench.scoring.claim_relation": "numpy",
@@ -123,7 +121,6 @@ LAZY_MODULES: dict[str, str] = {
     "argbench.reproduce.webis": "numpy",
     "argbench.hub_eval": "yaml",
     "argbench.sources": "urllib.request",  # the network: only when a file is fetched
-    "argbench.loaders.registry": "urllib.request",  # through argbench.sources
     "argbench.models": "urllib.request",  # through argbench.sources
     "argbench.llm": "urllib.request",  # the LLM client
     "argbench.browser": "asyncio",  # the headless browser's driver
@@ -144,47 +141,7 @@ FACE = "argbench"
 # Known problems in modules other work is rewriting now, tolerated by the tests until it lands
 # (reported by --stats all the same). This list is to be emptied, never extended. Each entry is
 # (importing module, imported module).
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
-    # the benchmark-task declarations (harness/, hub_eval.py, records.py): imports inside
-    # functions of light modules
-    ("argbench.harness.checks", "argbench.signature"),
-    ("argbench.harness.convert", "argbench.results"),
-    ("argbench.harness.tasks", "argbench.results"),
-    ("argbench.harness.tasks", "argbench.signature"),
-    ("argbench.hub_eval", "argbench.results"),
-    ("argbench.hub_eval", "argbench.signature"),
-    ("argbench.records", "argbench.loaders._readers"),
-    # the reproduction (reproduce/): the package face reached for load_dataset and the
-    # version (argbench.load.load and argbench._version are the modules to import), and
-    # imports inside functions of light modules
-    ("argbench.reproduce.render", "argbench"),
-    ("argbench.reproduce.report", "argbench"),
-    ("argbench.reproduce.webis", "argbench"),
-    ("argbench.reproduce.cam", "argbench.llm"),
-    ("argbench.reproduce.cam", "argbench.scoring.argument_answer_coherence"),
-    ("argbench.reproduce.cam", "argbench.scoring.argument_overlap"),
-    ("argbench.reproduce.cam", "argbench.scoring.argument_relevance"),
-    ("argbench.reproduce.cam", "argbench.sources"),
-    ("argbench.reproduce.cam_agreement", "argbench.scoring.annotator_agreement"),
-    ("argbench.reproduce.claimdiff", "argbench.scoring.claim_relation"),
-    ("argbench.reproduce.claimdiff", "argbench.tokenize"),
-    ("argbench.reproduce.cqs_gen", "argbench.embedding"),
-    ("argbench.reproduce.cqs_gen", "argbench.scoring.cq_human_agreement"),
-    ("argbench.reproduce.cqs_gen", "argbench.scoring.cq_reference_match"),
-    ("argbench.reproduce.cqs_gen", "argbench.scoring.cq_submissions"),
-    ("argbench.reproduce.cqs_gen", "argbench.scoring.cr_diversity"),
-    ("argbench.reproduce.cqs_gen", "argbench.signature"),
-    ("argbench.reproduce.render", "argbench.io"),
-    ("argbench.reproduce.report", "argbench.embedding"),
-    ("argbench.reproduce.report", "argbench.io"),
-    ("argbench.reproduce.report", "argbench.models"),
-    ("argbench.reproduce.report", "argbench.results"),
-    ("argbench.reproduce.webis_table1", "argbench.scoring.sparsification"),
-    # argbench.sources forwards `declared` and `path_of`, which moved up to
-    # argbench.loaders.registry, for reproduce/cqs_gen.py and reproduce/cam.py, which still
-    # import them from argbench.sources (a module __getattr__); goes with their next change
-    ("argbench.sources", "argbench.loaders.registry"),
-}
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from argbench.llm import ChatEndpoint
+from argbench.loaders.registry import path_of
 from argbench.reproduce.cam_agreement import (
     cam_expert_agreement,
     cam_gpt4_agreement,
@@ -21,6 +23,9 @@ from argbench.reproduce.report import (
     published_value,
     row,
 )
+from argbench.scoring.argument_answer_coherence import argument_answer_coherence
+from argbench.scoring.argument_overlap import argument_overlap
+from argbench.scoring.argument_relevance import argument_relevance, notebook_labels
 
 __all__ = ["SECTIONS", "coherence_row", "majority"]
 
@@ -42,8 +47,6 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
         )
         return row(item, None, key, note, comparable=False)
     data = ctx.dataset("cam_answers", config, "train", answers)
-    from argbench.llm import ChatEndpoint
-    from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 
     if isinstance(ctx.judge, ChatEndpoint):
         judge, llm = "llm", ctx.judge
@@ -78,8 +81,6 @@ def coherence_row(ctx: Context, config: str, answers) -> Row:
 
 
 def cam_table3(ctx: Context) -> Section:
-    from argbench.scoring.argument_overlap import argument_overlap
-    from argbench.scoring.argument_relevance import argument_relevance, notebook_labels
 
     section = Section("CAM", "Table 3: answer-argument overlap and argument relevance")
     section.why_not = "no reading of the released code and data gives these AR figures or gold's Levenshtein; see the notes"
@@ -275,8 +276,6 @@ def prompt_list_lengths(ctx: Context, key: str) -> list[int]:
     ``cam_answers`` (``silver_50``: silver_50x3.json, ``silver_112``: silver_112x3.json), as the
     authors' histogram cell does (``len(arguments)`` of each entry)."""
     import json
-
-    from argbench.sources import path_of
 
     entries = json.loads(path_of("cam_answers", key, ctx.sources).read_text(encoding="utf-8"))
     return [len(entry["arguments"]) for entry in entries]

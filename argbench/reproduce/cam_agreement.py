@@ -8,7 +8,12 @@ from collections import Counter
 import numpy as np
 
 from argbench.reproduce.report import Context, Reason, Row, Section, compared, row
-from argbench.scoring.annotator_agreement import agreement, ratings_matrix
+from argbench.scoring.annotator_agreement import (
+    agreement,
+    fleiss_kappa,
+    krippendorff_alpha,
+    ratings_matrix,
+)
 
 
 def _sentence_key(object_a: str, object_b: str, sentence: str) -> tuple:
@@ -64,7 +69,6 @@ def gpt4_pairs(ctx: Context, reference: dict) -> tuple[list[tuple[int, int]], in
 def cam_gpt4_agreement(ctx: Context) -> Section:
     """§3.4: Krippendorff's α of GPT-4 against the majority vote of the experts (paper 0.68)
     and of the Toloka crowd (paper 0.43), from the released labels."""
-    from argbench.scoring.annotator_agreement import krippendorff_alpha
 
     section = Section("CAM", "§3.4: GPT-4 against the human majority vote")
     expert = ctx.load("cam_relevance", "expert", "train")
@@ -136,7 +140,6 @@ def control_items_alpha(ctx: Context) -> Row:
     """Krippendorff's α (ordinal) of GPT-4 against the four experts' majority on the control
     items of expert_annotation.xlsx that carry a GPT-4 label (joined as the authors' notebook
     joins them: the lower-cased sentence): another population than the paper names, shown."""
-    from argbench.scoring.annotator_agreement import krippendorff_alpha
 
     control = ctx.load("cam_relevance", "expert", "control")
     relevance = ctx.load("cam_relevance", "default", "train")
@@ -173,7 +176,6 @@ def notebook_fleiss_rows(ctx: Context) -> list[Row]:
     control items, the four experts alone, with GPT-4 as a fifth rater, and the control answer
     ("(supposed) relevance") with GPT-4. GPT-4's label is looked up by the lower-cased sentence
     over the whole relevance file (the last one wins, as their dict); items without one drop."""
-    from argbench.scoring.annotator_agreement import fleiss_kappa
 
     control = ctx.load("cam_relevance", "expert", "control")
     data = ctx.dataset("cam_relevance", "expert", "control", control)

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from argbench.loaders.claimdiff import issue_split
 from argbench.reproduce.report import Context, Reason, Row, Section, published_value, row
+from argbench.scoring.claim_relation import claim_relation, draw_pr_curve
+from argbench.tokenize import tokenize
 
 SPLITS = ("train", "test", "test_doc")
 DEV_SEED = 0
@@ -128,7 +131,6 @@ def positive_rationales(split) -> list[list[str]]:
 def claimdiff_rationale_statistics(ctx: Context) -> Section:
     """§3.3: rationales per pair and spaCy tokens per rationale, over train and test (test_doc
     repeats test's rationale pairs), on the pairs of Table 1's rationale row."""
-    from argbench.tokenize import tokenize
 
     section = Section("ClaimDiff", "§3.3: rationales per pair, tokens per rationale")
     lists = [
@@ -160,7 +162,6 @@ def claimdiff_rationale_statistics(ctx: Context) -> Section:
 def overlap_score(claim_a: str, claim_b: str) -> float:
     """argbench's baseline score for a claim pair: Jaccard similarity of the two claims' sets
     of lower-cased word tokens (spaCy-equal tokens holding a letter or digit)."""
-    from argbench.tokenize import tokenize
 
     def words(text: str) -> set[str]:
         return {text[a:b].lower() for a, b in tokenize(text) if any(c.isalnum() for c in text[a:b])}
@@ -173,9 +174,6 @@ def claimdiff_relation_baseline(ctx: Context) -> Section:
     """Tables 2 / 4 measures for argbench's word-overlap baseline, its threshold chosen on the
     issue-exclusive development split (30 % of the training issues), as the paper chose its
     models' thresholds; with Fig. 2's curve when ``--plots``."""
-    from argbench.loaders.claimdiff import issue_split
-    from argbench.scoring.claim_relation import claim_relation
-
     section = Section(
         "ClaimDiff", "relation classification (Tables 2, 4; Fig. 2): argbench baseline"
     )
@@ -247,7 +245,6 @@ def claimdiff_relation_baseline(ctx: Context) -> Section:
 
 
 def _draw_pr(ax, config: str, results: dict) -> None:
-    from argbench.scoring.claim_relation import draw_pr_curve
 
     for split, color in (("test", "#4477aa"), ("test_doc", "#ee6677")):
         result = results[(config, split)]

@@ -8,8 +8,19 @@ from collections import Counter
 import numpy as np
 
 from argbench.constants import CQ_LABELS
+from argbench.embedding import Embedder
+from argbench.loaders.registry import path_of
 from argbench.reproduce.report import Context, Reason, Row, Section, model_name, row
-from argbench.sources import path_of
+from argbench.scoring.cq_human_agreement import cq_human_agreement, leave_one_submission_out
+from argbench.scoring.cq_reference_match import (
+    NAE,
+    cq_reference_match,
+    read_submission,
+    threshold_field,
+)
+from argbench.scoring.cq_submissions import ranking_correlation, score_systems
+from argbench.scoring.cr_diversity import cr_diversity
+from argbench.signature import Signature
 
 STS_MODEL = "stsb-mpnet-base-v2"  # the CQs-Gen paper's model
 
@@ -228,7 +239,6 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
     submitted questions of ``extended`` matched against the test references by STS, and the
     leave-one-submission-out protocol of Fig. 4. Not the paper's population (its two baseline
     models' labelled outputs are not released): the same method."""
-    from argbench.scoring.cq_human_agreement import cq_human_agreement, leave_one_submission_out
 
     section = Section(
         "CQs-Gen",
@@ -242,7 +252,6 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
     if model is None:
         section.rows.append(Row("kappa", None, None, "", note, False))
         return section
-    from argbench.embedding import Embedder
 
     embedder = Embedder(model)
     extended = ctx.load("cqs_gen", "extended", "test")
@@ -335,14 +344,6 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
 
 
 def cqs_gen_system_output(ctx: Context) -> Section:
-    from argbench.scoring.cq_reference_match import (
-        NAE,
-        cq_reference_match,
-        read_submission,
-        threshold_field,
-    )
-    from argbench.scoring.cr_diversity import cr_diversity
-    from argbench.signature import Signature
 
     section = Section(
         "CQs-Gen", "reference-based evaluation of a real system output (output_llama8.json)"
@@ -430,8 +431,6 @@ def cqs_gen_system_output(ctx: Context) -> Section:
 
 def cqs_gen_submissions(ctx: Context) -> Section:
     """§6.1: the 15 shared-task submissions re-scored by STS (argbench.scoring.cq_submissions)."""
-    from argbench.embedding import Embedder
-    from argbench.scoring.cq_submissions import ranking_correlation, score_systems
 
     section = Section("CQs-Gen", "§6.1: STS ranking of the 15 shared-task submissions vs human")
     model, note = ctx.embedding_model(STS_MODEL)

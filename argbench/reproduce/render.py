@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from argbench._version import __version__
+from argbench.io import atomic_write, write_json
 from argbench.reproduce.report import CATEGORIES, KINDS, Row, Section, count_sentence
 
 LEGEND = (
@@ -44,9 +46,7 @@ LEGEND = (
 def build_info() -> dict:
     """What heads the report: argbench's version, the UTC date, and the git commit of the
     checkout argbench runs from ("+ changes" when its files differ; None outside git)."""
-    import argbench
-
-    root = Path(argbench.__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the folder holding the argbench package
 
     def git(*args) -> str | None:
         try:
@@ -61,7 +61,7 @@ def build_info() -> dict:
     if commit and git("status", "--porcelain", "--untracked-files=no"):
         commit += " + changes"
     return {
-        "version": argbench.__version__,
+        "version": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "commit": commit,
     }
@@ -227,7 +227,6 @@ def row_json(r: Row) -> dict:
 
 def write_report(out_dir: Path, sections: list[Section], info: dict | None = None) -> None:
     """``report.md`` (for people) and ``report.json`` (every row, for programs)."""
-    from argbench.io import atomic_write, write_json
 
     info = build_info() if info is None else info
     atomic_write(out_dir / "report.md", render_markdown(sections, info))

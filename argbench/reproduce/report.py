@@ -38,9 +38,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argbench.embedding import offline_minilm
+from argbench.embedding import Embedder, ModelUnavailableError, offline_minilm
+from argbench.io import save_figure
+from argbench.load import load
+from argbench.models import folder_model_name
 from argbench.reproduce.paper_models import INSTALL, PACKAGED, PackagedModelError, packaged_model
 from argbench.reproduce.published import derivation, published_figures, published_value
+from argbench.results import Split
 from argbench.sources import assume_offline, hub_reachable
 
 __all__ = [
@@ -368,9 +372,7 @@ class Context:
     _identities: dict = field(default_factory=dict)
 
     def load(self, name, config=None, split=None):
-        from argbench import load_dataset
-
-        return load_dataset(name, config, split, sources=self.sources, cache_dir=self.cache_dir)
+        return load(name, config, split, sources=self.sources, cache_dir=self.cache_dir)
 
     def dataset(self, name: str, config: str, split: str, data=None) -> dict | None:
         """What a metric row names its data by: name, config, split, version, content hash
@@ -379,8 +381,6 @@ class Context:
             return None
         key = (name, config, split)
         if key not in self._identities:
-            from argbench.results import Split
-
             data = self.load(name, config, split) if data is None else data
             identity = Split(data, name, config, split, str(data.info.version), "argbench")
             self._identities[key] = {k: v for k, v in identity.identity().items() if k != "source"}
@@ -394,7 +394,6 @@ class Context:
         """
         if paper_model in self._models:
             return self._models[paper_model]
-        from argbench.embedding import Embedder, ModelUnavailableError
 
         if self.model:
             chosen = (
@@ -441,8 +440,6 @@ class Context:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from argbench.io import save_figure
-
         fig, ax = plt.subplots(figsize=(7, 4.2))
         draw(ax)
         ax.set(xlabel=xlabel, ylabel=ylabel)
@@ -459,7 +456,6 @@ class Context:
 def model_name(model) -> str:
     """A model as the report names it: a local folder by its model name (the card's title or
     the folder's name), never by the folder's path on this machine; a Hub id as given."""
-    from argbench.models import folder_model_name
 
     path = Path(str(model)).expanduser()
     return f"{folder_model_name(path)} (local folder)" if path.is_dir() else str(model)

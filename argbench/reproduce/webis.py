@@ -7,10 +7,11 @@ from collections import Counter
 import numpy as np
 
 from argbench.constants import WEBIS_DIMENSIONS, WEBIS_NEVER_COMPARED, WEBIS_NON_ARGUMENT
+from argbench.load import load
+from argbench.loaders.registry import path_of
 from argbench.reproduce.report import Context, Reason, Row, Section, compared, row
 from argbench.reproduce.webis_table1 import paper_agreement, paper_table1, webis_sparsification
 from argbench.scoring.bradley_terry import combined_quality, fit_webis, webis_scores
-from argbench.sources import path_of
 
 __all__ = ["SECTIONS", "paper_agreement", "paper_table1", "reproduce_webis"]
 
@@ -27,14 +28,8 @@ def reproduce_webis(sources=None, cache_dir=None) -> list[dict]:
     Reads ``webis_argquality20`` (configs ``pairwise`` and ``scores``) through
     ``argbench.load_dataset``.
     """
-    from argbench import load_dataset
-
-    pairwise = load_dataset(
-        "webis_argquality20", "pairwise", "train", sources=sources, cache_dir=cache_dir
-    )
-    released = load_dataset(
-        "webis_argquality20", "scores", "train", sources=sources, cache_dir=cache_dir
-    )
+    pairwise = load("webis_argquality20", "pairwise", "train", sources=sources, cache_dir=cache_dir)
+    released = load("webis_argquality20", "scores", "train", sources=sources, cache_dir=cache_dir)
     released = [r for r in released.remove_columns("premise") if r["is_argument"]]
     by_key = {(r["topic_id"], r["discussion_id"], r["argument_id"]): r for r in released}
     unjudged = [k for k, r in by_key.items() if r["logical"] is None]

@@ -17,6 +17,7 @@ from argbench.reproduce.report import (
     round_half_up,
     row,
 )
+from argbench.scoring.sparsification import sparsification_study, ukpconvarg1_topics
 
 TIE = 2  # the fit's code of an 'equal' judgment (argbench.scoring.sparsification)
 
@@ -67,7 +68,6 @@ BOTH_CIS = "each ρ̄ inside the other's 95% CI"
 def webis_sparsification(ctx: Context) -> Section:
     """Table 1: the Bradley–Terry model on cyclic-group designs of UKPConvArg1 sides, at the
     default λ = 0.3 (counted) and the release's λ = 0.1 (shown beside it)."""
-    from argbench.scoring.sparsification import sparsification_study, ukpconvarg1_topics
 
     section = Section(
         "Webis-ArgQuality-20", "Table 1: sparse designs vs the exhaustive ranking (UKPConvArg1)"
@@ -257,7 +257,6 @@ LAMBDAS = (1.0,)  # beside the counted 0.3 and the release's 0.1
 def direction_reasons(topics, study0: list[dict], release: list[dict]) -> list[Reason]:
     """Look for the cause of the direction: the design draw (other seeds), λ, and the ties
     (dropped from every fit). Each is tested here, with its result."""
-    from argbench.scoring.sparsification import sparsification_study
 
     lam, tau = TABLE1_SETTINGS["default"]
     direction = table1_direction(study0)
