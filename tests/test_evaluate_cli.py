@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +18,7 @@ from argbench.scoring.rationale_f1 import rationale_f1
 from argbench.sources import path_of
 
 from .conftest import FIXTURES
+from .helpers import write
 from .openai_stub import StubServer, user_prompt
 
 ARGS = ["Cats are smarter than dogs.", "Dogs are more loyal than cats."]
@@ -28,14 +28,6 @@ CAM_FILE = [  # the CAM release's layout: numbered arguments, several answers pe
     {"object1": "cat", "object2": "dog", "arguments": NUMBERED, "gpt_answers": ANSWERS},
     {"object1": "tea", "object2": "coffee", "arguments": [], "gpt_answers": ["Tea [generated]."]},
 ]
-
-
-def write(path: Path, data) -> str:
-    if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
-    else:
-        path.write_text(json.dumps(data), encoding="utf-8")
-    return str(path)
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

@@ -27,8 +27,6 @@ from argbench.llm.identity import PROBE_PROMPT
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.signature import Signature
 
-from .test_real_llm_judge import weights  # noqa: F401 - the packaged GGUF, or a clear failure
-
 PROMPTS = ["Is 2 bigger than 1? Answer 0 or 1.", "Is the sky green? Answer 0 or 1."]
 
 
@@ -93,7 +91,7 @@ def _tensor_offsets(data: bytes) -> dict[str, tuple[int, int, int]]:
 
 
 @pytest.fixture(scope="module")
-def models(weights, tmp_path_factory):  # noqa: F811
+def models(weights, tmp_path_factory):
     """(original path, a byte copy elsewhere, a different model) as GGUF files."""
     folder = tmp_path_factory.mktemp("gguf")
     copy = folder / "renamed-judge.gguf"

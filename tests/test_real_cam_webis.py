@@ -18,13 +18,9 @@ NAMES = ("cam_relevance", "cam_answers", "webis_argquality20")
 
 
 @pytest.fixture(scope="module")
-def built(real_mirror, tmp_path_factory):
-    out = tmp_path_factory.mktemp("built")
-    cache = str(tmp_path_factory.mktemp("cache"))
-    folders = {
-        name: argbench.build(name, out, sources=real_mirror, cache_dir=cache) for name in NAMES
-    }
-    return folders, cache
+def built(real_corpora):
+    """(folders, datasets cache) of the session's real corpora (conftest.py)."""
+    return {name: real_corpora.folder(name) for name in NAMES}, real_corpora.cache
 
 
 @pytest.fixture(scope="module")
