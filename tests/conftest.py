@@ -3,7 +3,7 @@ corpora built from it once per run, and the test tiers (docs/development.md, "Te
 
 Plain ``pytest`` runs the inner loop: the tests marked ``slow``, ``browser`` or ``real_server``
 are deselected unless ``--all-tiers`` is given (``make test`` and CI give it), a ``-m``
-expression chooses instead, or tests are named by id (``file.py::test``).
+expression chooses instead, or test files or ids are named (``pytest tests/test_x.py``).
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ def pytest_addoption(parser):
 
 
 def _opted_in(config) -> bool:
-    return bool(
-        config.getoption("--all-tiers")
-        or config.option.markexpr
-        or any("::" in arg for arg in config.args)
-    )
+    """Every selected test runs: --all-tiers, a -m expression, or test files or ids named on
+    the command line (``pytest tests/test_reproduce.py``); plain ``pytest`` or a folder is
+    the inner loop."""
+    named = any(arg.split("::")[0].endswith(".py") for arg in config.args)
+    return bool(config.getoption("--all-tiers") or config.option.markexpr or named)
 
 
 def pytest_report_header(config):
@@ -52,8 +52,14 @@ def pytest_report_header(config):
     return None
 
 
-# A test that uses one of these fixtures is in its tier even if nobody marked it.
-TIER_OF_FIXTURE = {"hub": "real_server", "weights": "real_server", "browser": "browser"}
+# A test that uses one of these fixtures carries the marker even if nobody wrote it.
+TIER_OF_FIXTURE = {
+    "hub": "real_server",
+    "weights": "real_server",
+    "browser": "browser",
+    "real_mirror": "mirror",
+    "real_corpora": "mirror",
+}
 
 
 def pytest_collection_modifyitems(config, items):

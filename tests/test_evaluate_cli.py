@@ -423,7 +423,7 @@ def test_json_output_is_strict_json_with_nan_as_null(tmp_path, capsys):
 
 
 @pytest.mark.mirror
-def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, capsys):
+def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, real_corpora, capsys):
     cam = path_of("cam_answers", "silver_112", real_mirror)
     from_file, err = run_json(
         capsys, "argument_overlap", str(cam), "--column", "predictions=gpt_answers"
@@ -439,7 +439,7 @@ def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, ca
         "--sources",
         str(real_mirror),
         "--cache-dir",
-        cache_dir,
+        real_corpora.cache,
     )
     assert from_file == from_dataset
     published = (0.25, 0.21, 11.82)  # CAM Table 3, silver: Jaccard text / sentence, Levenshtein

