@@ -135,6 +135,7 @@ def test_topics_from_the_ukpconvarg1_fixture(fixture_mirror, monkeypatch, cache_
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # Table 1's sparsification study on the real judgments
 def test_mirror_table_1(real_corpora):
     rows = sparsification_study(sources=real_corpora.mirror, cache_dir=real_corpora.cache)
     assert [(r["x"], r["k"]) for r in rows] == [

@@ -182,6 +182,7 @@ def test_scores_equal_but_for_float_rounding_are_tied():
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the 15 real submissions scored with MiniLM
 def test_the_reproduce_row_on_the_release(real_corpora, tmp_path, minilm):
     """§6.1 on the real 15 submissions with the offline MiniLM: Pearson 0.70 on the scores,
     shown beside the paper's 0.69 but not counted (not the paper's model)."""
@@ -198,6 +199,7 @@ def test_the_reproduce_row_on_the_release(real_corpora, tmp_path, minilm):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the 15 real submissions scored with MiniLM, twice
 def test_a_second_run_with_other_settings_never_erases_the_first(
     real_corpora, tmp_path, minilm, capsys
 ):
