@@ -183,7 +183,7 @@ def real_mirror() -> Path:
 @pytest.fixture(scope="session")
 def real_corpora(real_mirror, tmp_path_factory) -> RealCorpora:
     """The corpora built from the real mirror, each at most once per run (xdist workers
-    share them): ``.folder(name)``, ``.cache(name)``, ``.load(name, config, split)``."""
+    share them): ``.folder(name)``, ``.cache`` (one datasets cache), ``.load(name, ...)``."""
     return RealCorpora(real_mirror, run_root(tmp_path_factory) / "real-corpora")
 
 
