@@ -36,8 +36,13 @@ $(VENV)/.installed: pyproject.toml
 	fi
 	touch $@
 
+# Every test tier (docs/development.md, "Test tiers"): the inner loop (plain `pytest`) plus the
+# slow, browser and real_server tiers, in TEST_WORKERS processes (pytest-xdist), a test file
+# per process at a time (--dist loadfile: a module's fixtures are made once). TEST_WORKERS=0:
+# one process.
+TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest --all-tiers $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 lint: setup
 	$(VENV)/bin/ruff check .

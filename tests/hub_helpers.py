@@ -28,9 +28,13 @@ class Hub:
         self.start()
 
     def start(self):
+        """Start the server on a free port the system picks. A restarted server (same state
+        folder) gets a new port too: the port it had was free for any other process while it
+        was down, and on a shared machine one took it (``address already in use``). Clients
+        follow :attr:`url`: :meth:`api`, :meth:`env`, :meth:`run` and :meth:`cli` read it."""
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "hub_server.py"), "--state", str(self.state)]
-            + ["--token", TOKEN, "--port", str(getattr(self, "port", 0))],
+            + ["--token", TOKEN, "--port", "0"],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -45,8 +49,15 @@ class Hub:
             self.process.terminate()
             self.process.wait(10)
 
-    def dead(self) -> bool:
-        return self.process.poll() is not None
+    def dead(self, within: float = 10.0) -> bool:
+        """Whether the server process has exited, waiting up to ``within`` seconds: a client
+        sees its connection closed while the exiting process is not reaped yet, and on a
+        busy machine that moment is long enough for ``poll()`` to say it still runs."""
+        try:
+            self.process.wait(within)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def control(self, path: str, payload=None) -> dict:
         data = None if payload is None else json.dumps(payload).encode()
@@ -140,13 +151,24 @@ def evaluate_only_venv() -> Path:
     """A venv with ``evaluate`` (this environment's version) and its dependencies, not argbench:
     where a Space's user is. Made once (pip's cache makes it ~35 s) under
     ``$ARGBENCH_TEST_VENVS`` (default ``~/.cache/argbench-test-venvs``), then reused."""
-    import shutil
     from importlib.metadata import version
+
+    from filelock import FileLock
 
     root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
     wanted = f"evaluate=={version('evaluate')}"
     target = root / f"{wanted.replace('==', '-')}-py{sys.version_info[0]}.{sys.version_info[1]}"
     python, complete = target / "bin" / "python", target / ".complete"
+    root.mkdir(parents=True, exist_ok=True)
+    # one maker at a time (xdist workers, other checkouts' runs): another's half-made venv is
+    # not removed under it
+    with FileLock(str(target) + ".lock"):
+        return _make_evaluate_venv(target, python, complete, wanted)
+
+
+def _make_evaluate_venv(target: Path, python: Path, complete: Path, wanted: str) -> Path:
+    import shutil
+
     if complete.is_file():
         return python
     shutil.rmtree(target, ignore_errors=True)  # a half-made one

@@ -3,8 +3,9 @@ open it in a browser (tests/test_site_browser.py).
 
 ``ARGBENCH_SITE_DIR`` names a site ``make docs`` built (CI sets it after ``make docs``, on
 that run's reproduction report and bench output); without it the site is built here, once
-per test session, with ``mkdocs build --strict`` into a temporary folder (the report page is
-then the placeholder the hook writes when no reproduction is given).
+per test run (the ``site`` fixture of conftest.py; xdist workers share it), with
+``mkdocs build --strict`` into a temporary folder (the report page is then the placeholder
+the hook writes when no reproduction is given).
 """
 
 from __future__ import annotations
@@ -22,14 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
-def built_site() -> Path:
+def built_site(into: Path | None = None) -> Path:
+    """The site: ``$ARGBENCH_SITE_DIR``, else built into ``into`` (default: a new temporary
+    folder), or read from there when a build already completed in it."""
     given = os.environ.get("ARGBENCH_SITE_DIR")
     if given:
         site = Path(given).resolve()
         if not (site / "index.html").is_file():
             raise FileNotFoundError(f"ARGBENCH_SITE_DIR={given} has no index.html: run make docs")
         return site
-    site = Path(tempfile.mkdtemp(prefix="argbench-site-")) / "site"
+    site = Path(into or tempfile.mkdtemp(prefix="argbench-site-")) / "site"
+    if (site.parent / ".complete").is_file():
+        return site
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
@@ -40,6 +45,7 @@ def built_site() -> Path:
     )
     if done.returncode:
         raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr[-5000:]}")
+    (site.parent / ".complete").write_text("built\n")
     return site
 
 

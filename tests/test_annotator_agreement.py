@@ -129,7 +129,7 @@ def test_evaluate_module():
         metric.compute(ratings=[[0, 1, 1], [1, 1]])
 
 
-def test_cam_expert_figure(real_mirror, cache_dir, tmp_path):
+def test_cam_expert_figure(real_mirror, real_corpora, tmp_path):
     """The release's stored α and κ, reproduced to every digit, with no annotator's name."""
     from openpyxl import load_workbook
 
@@ -141,7 +141,7 @@ def test_cam_expert_figure(real_mirror, cache_dir, tmp_path):
         tmp_path,
         only=["cam_expert_agreement"],
         sources=str(real_mirror),
-        cache_dir=cache_dir,
+        cache_dir=real_corpora.cache,
         log=lambda m: None,
     )
     rows = {r.item: r for r in section.rows}

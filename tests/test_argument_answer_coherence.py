@@ -202,13 +202,11 @@ def test_llm_judge_prompt_system_role_and_strict_parsing():
 
 
 @pytest.mark.mirror
-def test_real_pair_counts_equal_the_notebook_calls(real_mirror, cache_dir):
+def test_real_pair_counts_equal_the_notebook_calls(real_corpora):
     """The notebook makes one judge call per (excerpt, existing cited id): 1411 / 2283 / 486."""
     expected = {"silver_subset": (1411, 143), "silver": (2283, 258), "gold": (486, 75)}
     for config, (pairs, answers) in expected.items():
-        ds = argbench.load_dataset(
-            "cam_answers", config, split="train", sources=real_mirror, cache_dir=cache_dir
-        )
+        ds = real_corpora.load("cam_answers", config, split="train")
         result = argument_answer_coherence(
             ds["answer"], ds["arguments"], judge=lambda a, e: 1, excerpts="notebook"
         )

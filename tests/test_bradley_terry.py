@@ -401,11 +401,11 @@ def test_pair_enumeration_helper_matches_itertools():
 # --------------------------------------------------------------------------- the real corpus
 
 
-def test_webis_reproduction(real_mirror, cache_dir):
+def test_webis_reproduction(real_corpora):
     """60 topic × dimension fits against the released scores, both parameter settings."""
     from argbench.reproduce.webis import reproduce_webis
 
-    table = reproduce_webis(sources=str(real_mirror), cache_dir=cache_dir)
+    table = reproduce_webis(sources=str(real_corpora.mirror), cache_dir=real_corpora.cache)
     for parameters in ("example", "release"):
         fits = [r for r in table if r["parameters"] == parameters and r["dimension"] != "combined"]
         assert len(fits) == 60 and sum(r["judgments"] for r in fits) == 41_856
@@ -418,10 +418,10 @@ def test_webis_reproduction(real_mirror, cache_dir):
     assert combined["release"]["max_abs_diff"] < 1e-3 and combined["release"]["items"] == 1269
 
 
-def test_cli_webis(real_mirror, cache_dir, tmp_path, capsys):
+def test_cli_webis(real_corpora, tmp_path, capsys):
     out = tmp_path / "webis.csv"
-    argv = ["pairwise", "fit", "--webis", "--sources", str(real_mirror)]
-    assert main(argv + ["--cache-dir", cache_dir, "--out", str(out)]) == 0
+    argv = ["pairwise", "fit", "--webis", "--sources", str(real_corpora.mirror)]
+    assert main(argv + ["--cache-dir", real_corpora.cache, "--out", str(out)]) == 0
     assert "60 fit(s), 41,856 judgments, 1,271 score rows" in capsys.readouterr().out
     lines = out.read_text().splitlines()
     assert lines[0] == "topic_id,discussion_id,argument_id,rhetorical,logical,dialectical,combined"

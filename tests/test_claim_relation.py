@@ -164,10 +164,9 @@ def test_issue_split_rejects_a_fraction_that_empties_a_side():
 
 
 @pytest.mark.mirror
-def test_issue_split_on_the_release(real_mirror, cache_dir):
-    load = argbench.load_dataset
-    strength = load("claimdiff", "S", "train", sources=real_mirror, cache_dir=cache_dir)
-    weak = load("claimdiff", "W", "train", sources=real_mirror, cache_dir=cache_dir)
+def test_issue_split_on_the_release(real_corpora):
+    strength = real_corpora.load("claimdiff", "S", "train")
+    weak = real_corpora.load("claimdiff", "W", "train")
     train, dev = issue_split(strength, seed=0)
     assert (len(set(dev["topic"])), len(dev), len(train)) == (28, 586, 1271)
     assert not {_twin(p) for p in dev["pair_id"]} & set(train["pair_id"])

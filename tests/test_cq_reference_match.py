@@ -298,6 +298,7 @@ def test_llm_timeout_and_malformed_body_raise_clear_errors():
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # MiniLM over the real validation questions
 def test_real_llama8_labels_equal_the_public_procedure(real_mirror, minilm, tmp_path):
     validation = json.loads(path_of("cqs_gen", "validation", real_mirror).read_text())
     submission = json.loads(path_of("cqs_gen", "trial_output", real_mirror).read_text())

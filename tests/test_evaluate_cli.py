@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +18,7 @@ from argbench.scoring.cr_diversity import cr_diversity
 from argbench.scoring.rationale_f1 import rationale_f1
 
 from .conftest import FIXTURES
+from .helpers import write
 from .openai_stub import StubServer, user_prompt
 
 ARGS = ["Cats are smarter than dogs.", "Dogs are more loyal than cats."]
@@ -28,14 +28,6 @@ CAM_FILE = [  # the CAM release's layout: numbered arguments, several answers pe
     {"object1": "cat", "object2": "dog", "arguments": NUMBERED, "gpt_answers": ANSWERS},
     {"object1": "tea", "object2": "coffee", "arguments": [], "gpt_answers": ["Tea [generated]."]},
 ]
-
-
-def write(path: Path, data) -> str:
-    if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
-    else:
-        path.write_text(json.dumps(data), encoding="utf-8")
-    return str(path)
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -431,7 +423,7 @@ def test_json_output_is_strict_json_with_nan_as_null(tmp_path, capsys):
 
 
 @pytest.mark.mirror
-def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, capsys):
+def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, real_corpora, capsys):
     cam = path_of("cam_answers", "silver_112", real_mirror)
     from_file, err = run_json(
         capsys, "argument_overlap", str(cam), "--column", "predictions=gpt_answers"
@@ -447,7 +439,7 @@ def test_real_cam_file_equals_the_dataset_and_table_3(real_mirror, cache_dir, ca
         "--sources",
         str(real_mirror),
         "--cache-dir",
-        cache_dir,
+        real_corpora.cache,
     )
     assert from_file == from_dataset
     published = (0.25, 0.21, 11.82)  # CAM Table 3, silver: Jaccard text / sentence, Levenshtein

@@ -10,7 +10,6 @@ checks take seconds. With the real mirror, the CI-size benchmark adds about a mi
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,17 +19,13 @@ import pytest
 
 from argbench.harness import lm_eval_path, runs
 from argbench.harness.convert import IncompleteRunError, import_harness
-from argbench.loaders import builder_class
 from argbench.results import compare_results, read_results
-from argbench.sources import SourceFile, mirror_path, sha256_of
 from argbench.tasks import kinds, task
 from argbench.tasks import tasks as declared_tasks
-from tests.conftest import FIXTURE_FILES, FIXTURES
+from tests.helpers import CQ_IDS
 from tests.openai_stub import StubServer, user_prompt
-from tests.tiny_lm import build_tiny_lm
 
 BIN = Path(sys.executable).parent
-CQ_IDS = [f"TRUMP_1_{k}" for k in range(4)]  # the expanded cqs_gen fixture, in order
 
 
 # ---------------------------------------------------------------- parsers (no model)
@@ -83,85 +78,6 @@ def test_harness_path_command(capsys):
 # ---------------------------------------------------------------- real harness runs
 
 
-def _expanded_fixtures(root: Path) -> dict[str, dict[str, Path]]:
-    """Fixture source files with more items: 4 CQs-Gen interventions, ClaimDiff pairs in 4
-    issues (so the issue-exclusive dev split has issues to draw) with positives in both."""
-    out: dict[str, dict[str, Path]] = {}
-    validation = json.loads((FIXTURES / "cqs_gen/validation.json").read_text())
-    first = next(iter(validation.values()))
-    grown = {}
-    for k, cq_id in enumerate(CQ_IDS):
-        refs = [{**r, "id": f"{r['id']}_{k}"} for r in first["cqs"]]
-        text = f"{first['intervention']} (intervention {k})"
-        grown[cq_id] = {**first, "intervention_id": cq_id, "intervention": text, "cqs": refs}
-    (root / "validation.json").write_text(json.dumps(grown))
-    out["cqs_gen"] = {"validation": root / "validation.json"}
-    out["claimdiff"] = {}
-    for config, stem in (("S", "strength"), ("W", "weak")):
-        data = json.loads((FIXTURES / f"claimdiff/ClaimDiff-{stem}.json").read_text())
-        pairs = []
-        for k in range(4):
-            for record in data["data"]:
-                base, rev = (
-                    record["pair_id"].removesuffix("_rev"),
-                    record["pair_id"].endswith("_rev"),
-                )
-                pair_id = f"t{k}{base}" + ("_rev" if rev else "")
-                pairs.append({**record, "topic": f"Issue {k}", "pair_id": pair_id})
-        path = root / f"ClaimDiff-{stem}.json"
-        path.write_text(json.dumps({"data": pairs, "ver": 1.0}))
-        for split in ("train", "test", "test-full"):
-            out["claimdiff"][f"{config}/{split}"] = path
-    return out
-
-
-@pytest.fixture(scope="module")
-def harness_env(tmp_path_factory, minilm):
-    """Environment for harness processes: corpora built from fixtures into a folder, the
-    offline MiniLM as STS model, everything offline and in tmp."""
-    tmp = tmp_path_factory.mktemp("harness")
-    grown = _expanded_fixtures(tmp)
-    mirror, data = tmp / "mirror", tmp / "data"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HF_DATASETS_OFFLINE", "1")
-        patch.setenv("HF_HUB_OFFLINE", "1")
-        for name in ("cqs_gen", "claimdiff", "cam_answers"):
-            cls = builder_class(name)
-            declared = dict(cls.SOURCES)
-            for key, relative in FIXTURE_FILES[name].items():
-                target = mirror_path(mirror, cls.SOURCES[key])
-                target.parent.mkdir(parents=True, exist_ok=True)
-                source = grown.get(name, {}).get(key, FIXTURES / relative)
-                target.write_bytes(Path(source).read_bytes())
-                declared[key] = SourceFile(cls.SOURCES[key].url, sha256_of(target))
-            patch.setattr(cls, "SOURCES", declared)
-            import argbench
-
-            argbench.build(name, data, sources=mirror, cache_dir=str(tmp / "build-cache"))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ARGBENCH_", "HF_", "OPENAI_", "INSPECT_"))
-    }
-    env.update(
-        ARGBENCH_HARNESS_DATA=str(data),
-        ARGBENCH_STS_MODEL=minilm,
-        ARGBENCH_EMBEDDINGS_CACHE=str(tmp / "emb"),
-        HF_HOME=str(tmp / "hf"),
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        TOKENIZERS_PARALLELISM="false",
-        INSPECT_LOG_DIR=str(tmp / "inspect-logs"),
-        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-    )
-    return {
-        "env": env,
-        "tmp": tmp,
-        "model": build_tiny_lm(tmp / "tiny", positions=2048, never_blank=True),
-    }
-
-
 def run(args, env, timeout=600, ok=True):
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
     if ok and done.returncode != 0:
@@ -198,6 +114,7 @@ def lm_eval_run(harness_env):
     return out, import_into(env, tmp, out)
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     out, results = lm_eval_run
     run_file = next(out.rglob("results_*.json"))
@@ -243,6 +160,7 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
     assert cam["item_ids"] and cam["signature"].startswith("argument_relevance|")
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_a_complete_cqs_gen_test_run_is_the_benchmark_value(lm_eval_run):
     """eval.yaml's CQs-Gen task is the test split: a complete harness run of
     argbench_cqs_gen_test maps to it (protocol kept) and becomes a Hub entry once its data is
@@ -264,6 +182,7 @@ def test_a_complete_cqs_gen_test_run_is_the_benchmark_value(lm_eval_run):
     assert hub_eval._task_of(on_hub).id == "cq_reference_match_validation"
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     """The same task in a real inspect process (hf provider, tiny model): a results file on
     the same items as lm-eval's, but not the same measurement: inspect's hf provider formats
@@ -312,6 +231,7 @@ def test_inspect_hf_and_compare_with_lm_eval(lm_eval_run, harness_env):
     assert "3 items" in shown.stdout
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_openai_compatible_hostile_lm_eval_and_limit_compare(lm_eval_run, harness_env):
     """lm-eval's chat-completions model type against the loopback stub, every item (no
     --limit): nothing, whitespace, 10,000 questions and an echoed prompt are scored ("Missing
@@ -375,6 +295,7 @@ REPLIES = [
 ]
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_inspect_openai_compatible_interrupted_and_retried(harness_env):
     """inspect's OpenAI-compatible provider against the stub: a run whose endpoint fails is
     refused by import-harness; ``inspect eval-retry`` finishes it; then it imports. Replies
@@ -416,6 +337,7 @@ def test_inspect_openai_compatible_interrupted_and_retried(harness_env):
     assert cq["result"]["n_short"] == 4  # two questions each
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_import_refuses_unfinished_lm_eval_runs(lm_eval_run, tmp_path):
     """An lm-eval run that stopped before the end wrote nothing: refused. A run without
     --log_samples (or with its samples lost): refused, naming the flag."""
@@ -518,6 +440,7 @@ def completions_with_logprobs(request, number):
     return 200, {"id": "stub", "object": "text_completion", "choices": choices}, 0, None
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_openai_compatible_loglikelihood_claimdiff(harness_env):
     """ClaimDiff through lm-eval's completions model type (log-likelihoods with echo) against
     the loopback stub; P(yes) follows from the stub's token log-probabilities."""
@@ -551,6 +474,7 @@ def test_openai_compatible_loglikelihood_claimdiff(harness_env):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # bench_harness at CI size
 def test_bench_harness_small(real_mirror, monkeypatch, capsys):
     """scripts/bench_harness.py at CI size on the real validation split: same score both
     ways (the timing ratio is the benchmark's to report, checked loosely here)."""

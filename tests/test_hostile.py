@@ -22,6 +22,7 @@ import argbench
 from argbench.cli import EXIT_CODES, main
 from argbench.io import atomic_write, write_json
 
+from .helpers import cli
 from .openai_stub import StubServer, user_prompt
 
 ROOT = Path(__file__).parents[1]
@@ -29,13 +30,6 @@ REFS = [
     {"id": "r0", "cq": "Is the source reliable?", "label": "Useful"},
     {"id": "r1", "cq": "Who pays?", "label": "Invalid"},
 ]
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def judgments(path: Path, n: int = 40) -> Path:

@@ -21,11 +21,11 @@ from argbench.harness import checks, lm_eval_path, runs
 from argbench.results import compare_results, read_results
 from argbench.tasks import task as task_of
 from tests.openai_stub import StubServer
-from tests.test_harness import BIN, harness_env, run  # noqa: F401 - harness_env: a fixture
+from tests.test_harness import BIN, run
 
 
 @pytest.fixture
-def data(harness_env, monkeypatch):  # noqa: F811
+def data(harness_env, monkeypatch):
     """This process reads the fixture corpora and the offline MiniLM, as the harnesses do."""
     env = harness_env["env"]
     for key in ("ARGBENCH_HARNESS_DATA", "ARGBENCH_STS_MODEL", "ARGBENCH_EMBEDDINGS_CACHE"):
@@ -292,7 +292,8 @@ def test_bad_folders_and_samples_exit_2_naming_file_and_line(data, tmp_path, cap
 # ---------------------------------------------------------------- real processes
 
 
-def test_a_missing_sts_model_stops_lm_eval_before_the_first_generation(harness_env, tmp_path):  # noqa: F811
+@pytest.mark.slow  # real lm_eval / inspect processes
+def test_a_missing_sts_model_stops_lm_eval_before_the_first_generation(harness_env, tmp_path):
     """Old: lm-eval generated every answer and failed when it aggregated. New: the task's
     dataset hook loads the STS model first; the run stops before any request to the model
     (the endpoint here would fail the test if asked). Control: the same run with the model."""
@@ -316,6 +317,7 @@ def test_a_missing_sts_model_stops_lm_eval_before_the_first_generation(harness_e
         assert len(server.requests) == 2
 
 
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_inspect_generation_is_greedy(data, tmp_path):
     """Old: inspect's tasks set no temperature (the server's default sampling: two identical
     runs shared 0 of 5 outputs) and recorded the same signature regardless. New: every request
@@ -339,7 +341,8 @@ def test_inspect_generation_is_greedy(data, tmp_path):
     assert "|input:messages|decode:greedy|max_tok:256|" in doc["signature"]
 
 
-def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, capsys):
+@pytest.mark.slow  # real lm_eval / inspect processes
+def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, weights, tmp_path, capsys):
     """The route docs/harness.md used to recommend, for real: lm-eval's local-completions
     against llama-cpp-python's server with the packaged SmolLM2 GGUF. The server omits the
     answer token's log-probability with echo + logprobs, so every log-likelihood lm-eval logs
@@ -352,10 +355,10 @@ def test_lm_eval_claimdiff_through_llama_cpp_server_is_refused(data, tmp_path, c
     sum is 0. lm-eval counts the context's tokens with a local Hugging Face tokenizer and
     SmolLM2's is not installed offline, so the tiny test tokenizer counts them here; the slice
     is empty whichever tokenizer counts, so the case is the same."""
-    from argbench.llm import packaged_gguf, serve_gguf
+    from argbench.llm import serve_gguf
 
     env = data["env"]
-    with serve_gguf(packaged_gguf(), log_file=tmp_path / "server.log") as endpoint:
+    with serve_gguf(weights, log_file=tmp_path / "server.log") as endpoint:
         base = endpoint.base_url
         run(
             [

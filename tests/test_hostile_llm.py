@@ -27,8 +27,6 @@ from argbench.llm.identity import PROBE_PROMPT
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.signature import Signature
 
-from .test_real_llm_judge import weights  # noqa: F401 - the packaged GGUF, or a clear failure
-
 PROMPTS = ["Is 2 bigger than 1? Answer 0 or 1.", "Is the sky green? Answer 0 or 1."]
 
 
@@ -93,7 +91,7 @@ def _tensor_offsets(data: bytes) -> dict[str, tuple[int, int, int]]:
 
 
 @pytest.fixture(scope="module")
-def models(weights, tmp_path_factory):  # noqa: F811
+def gguf_models(weights, tmp_path_factory):
     """(original path, a byte copy elsewhere, a different model) as GGUF files."""
     folder = tmp_path_factory.mktemp("gguf")
     copy = folder / "renamed-judge.gguf"
@@ -128,8 +126,10 @@ def _judge(base_url, cache, **options):
     return len(asked), dict(endpoint.signature_fields("p"))["llm"], endpoint.identity
 
 
-def test_real_server_restarted_with_another_model_behind_the_same_port_and_name(models, tmp_path):
-    original, copy, other = models
+def test_real_server_restarted_with_another_model_behind_the_same_port_and_name(
+    gguf_models, tmp_path
+):
+    original, copy, other = gguf_models
     port, cache = free_port(), tmp_path / "cache"
     with llama_server(original, port=port, n_ctx=512) as url:  # reports the weights' path
         asked, first, identity = _judge(url, cache)
@@ -146,8 +146,8 @@ def test_real_server_restarted_with_another_model_behind_the_same_port_and_name(
     assert Signature("m", [("llm", first)]).differences(Signature("m", [("llm", changed)]))
 
 
-def test_real_server_that_names_only_an_alias_is_identified_by_the_probe(models, tmp_path):
-    original, _, other = models
+def test_real_server_that_names_only_an_alias_is_identified_by_the_probe(gguf_models, tmp_path):
+    original, _, other = gguf_models
     port, cache = free_port(), tmp_path / "cache"
     with llama_server(original, port=port, alias="judge", n_ctx=512) as url:
         asked, first, identity = _judge(url, cache)

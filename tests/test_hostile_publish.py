@@ -11,8 +11,11 @@ from argbench.cli import exit_status, main
 from argbench.cli.exits import exit_for
 from argbench.publish import PublishError, publish
 from tests.hub_helpers import Hub
-from tests.test_hub_protocol import CQ, assert_only_known_endpoints, hub  # noqa: F401 - fixture
+from tests.test_hub_protocol import CQ, assert_only_known_endpoints
 from tests.test_loaders_cam_webis import cam_mirror
+
+# every test here publishes to tests/hub_server.py, a server process on a free port
+pytestmark = pytest.mark.real_server
 
 
 def tags_of(api, repo_id):
@@ -24,7 +27,7 @@ def files_at(api, repo_id, revision):
     return set(api.list_repo_files(repo_id, repo_type="dataset", revision=revision))
 
 
-def test_a_tag_the_hub_did_not_make_is_not_published(hub: Hub, fixture_mirror, cache_dir):  # noqa: F811
+def test_a_tag_the_hub_did_not_make_is_not_published(hub: Hub, fixture_mirror, cache_dir):
     """Old: the Hub answered the tag request 200 but made no tag; publish said "tagged v2.0.0
     ... published" (the dataset then 404s at that revision). New: the tag is read back; a
     PublishError says it is not published. Control: the rerun tags and reads it back."""
@@ -41,7 +44,7 @@ def test_a_tag_the_hub_did_not_make_is_not_published(hub: Hub, fixture_mirror, c
     assert_only_known_endpoints(hub)
 
 
-def test_the_cli_does_not_say_published_when_the_tag_is_missing(hub: Hub):  # noqa: F811
+def test_the_cli_does_not_say_published_when_the_tag_is_missing(hub: Hub):
     """The same through the command line (a metric's Space): exit 1, no "published" line."""
     hub.fault(r"^POST /api/spaces/org/cr_diversity/tag/", "pretend")
     argv = ["publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity"]
@@ -54,7 +57,7 @@ def test_the_cli_does_not_say_published_when_the_tag_is_missing(hub: Hub):  # no
 
 
 def test_a_repo_holding_another_corpus_is_refused_or_cleaned_on_request(
-    hub: Hub,  # noqa: F811
+    hub: Hub,
     fixture_mirror,
     cache_dir,
     tmp_path,
@@ -91,7 +94,7 @@ def test_a_repo_holding_another_corpus_is_refused_or_cleaned_on_request(
 
 
 @pytest.mark.parametrize("repo_id", ["org/bad--name", "org/a b", "org/x.git", "o/" + "n" * 100])
-def test_a_repo_id_the_hub_refuses_is_refused_before_any_build(hub: Hub, repo_id, capsys):  # noqa: F811
+def test_a_repo_id_the_hub_refuses_is_refused_before_any_build(hub: Hub, repo_id, capsys):
     """Old: ``ORG/NAME`` with a character the Hub refuses passed the CLI's check and failed
     after the build. New: exit 2 before any build or request. Control: a valid id's dry run."""
     assert main(

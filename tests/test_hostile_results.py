@@ -21,7 +21,6 @@ import pytest
 import yaml
 
 import argbench
-from argbench.cli import main
 from argbench.cli.exits import REFUSALS, markdown
 from argbench.hub_eval import NotALeaderboardValue, eval_results_entry
 from argbench.results import (
@@ -39,9 +38,10 @@ from argbench.scoring import declared_metrics, ranked_metrics
 from argbench.scoring.argument_relevance import argument_relevance
 from argbench.tasks import hub_tasks, tasks
 
+from .helpers import cli
 from .openai_stub import StubServer
 from .test_hostile import judgments
-from .test_hub_protocol import CQ, hub, publish  # noqa: F401 - hub: the stub Hub fixture
+from .test_hub_protocol import CQ, publish
 
 ROOT = Path(__file__).parents[1]
 HUB_SILVER = {  # the identity of cam_answers silver/train as a Hub dataset at a commit
@@ -54,13 +54,6 @@ HUB_SILVER = {  # the identity of cam_answers silver/train as a Hub dataset at a
     "revision": "v2.0.0",
     "commit": "c0ffee" * 6 + "c0ff",
 }
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def relevance_doc(n=6, *, threshold=2, missing=(), system="mine", **extra) -> dict:
@@ -333,8 +326,9 @@ def test_eval_results_out_problems_surface_before_the_results_are_read(tmp_path,
 # ---- 4. the whole route through a (stub) Hub and a real LLM-judge HTTP server ----
 
 
+@pytest.mark.real_server
 def test_partial_incomplete_and_off_protocol_cqs_gen_runs_never_reach_the_leaderboard(
-    hub,  # noqa: F811 - the fixture
+    hub,
     tmp_path,
     fixture_mirror,
     cache_dir,
@@ -621,7 +615,18 @@ def test_every_refusal_of_the_table_is_made_to_happen_by_a_test():
         assert re.search(called, text), f"{test_file} does not assert refusal {command}:{case}"
 
 
-@pytest.mark.parametrize("refusal", HERE, ids=[f"{r.command}:{r.case}" for r in HERE])
+# the scenarios that start the test Hub (tests/hub_server.py) are in tier real_server
+ON_THE_HUB = {("publish", "credentials")}
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        pytest.param(r, marks=pytest.mark.real_server) if (r.command, r.case) in ON_THE_HUB else r
+        for r in HERE
+    ],
+    ids=[f"{r.command}:{r.case}" for r in HERE],
+)
 def test_each_refusal_exits_as_the_table_says(refusal, tmp_path, capsys, monkeypatch, request):
     code = _scenario((refusal.command, refusal.case), tmp_path, capsys, monkeypatch, request)
     assert code == refusal.status, f"{refusal.command} {refusal.case}: exit {code}"

@@ -25,19 +25,8 @@ from tests.hub_server import endpoint_names
 from tests.test_loaders_cam_webis import cam_mirror
 from tests.test_ukpconvarg1 import FILES as UKP_FILES
 
-
-@pytest.fixture
-def hub(tmp_path, monkeypatch):
-    import huggingface_hub
-
-    (tmp_path / "client-home").mkdir()
-    server = Hub(tmp_path / "hub-state", tmp_path / "client-home")
-    for name in ("ENDPOINT", "HF_HUB_OFFLINE"):  # Hub.api() changes them for this test only
-        monkeypatch.setattr(
-            huggingface_hub.constants, name, getattr(huggingface_hub.constants, name)
-        )
-    yield server
-    server.stop()
+# every test here publishes to tests/hub_server.py, a server process on a free port
+pytestmark = pytest.mark.real_server
 
 
 def version(name: str) -> str:
@@ -231,7 +220,8 @@ def test_evaluate_on_a_hub_dataset_records_the_revision_and_commit(
 
 
 @pytest.mark.mirror
-def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_mirror, cache_dir):
+def test_cli_publishes_the_real_cqs_gen_and_it_loads_back_the_same(hub, real_corpora):
+    real_mirror, cache_dir = real_corpora.mirror, real_corpora.cache
     done = hub.cli(
         "publish",
         "cqs_gen",
@@ -283,7 +273,7 @@ def test_server_dying_mid_publish_leaves_no_tag_and_a_rerun_completes(
         publish_fn(hub, real_or_fixture, cache_dir)
     assert ("upload" if step == "commit" else "(tag)") in str(error.value)
     assert hub.dead()
-    hub.start()  # same state folder and port: the server comes back
+    hub.start()  # same state folder, a free port: the server comes back
     assert tags_of(hub, "org/cqs-gen") == {}
     plan = publish_fn(hub, real_or_fixture, cache_dir)
     assert tags_of(hub, "org/cqs-gen") == {f"v{CQ}": plan["commit"]}

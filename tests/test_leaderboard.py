@@ -208,7 +208,9 @@ def test_harness_runs_name_their_task_and_run(tmp_path):
 
 
 @pytest.mark.mirror
-def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path, minilm):
+@pytest.mark.real_server
+@pytest.mark.slow  # lm_eval against llama.cpp's server
+def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights, tmp_path, minilm):
     """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
     through lm-eval's local-chat-completions on the CQs-Gen TEST interventions (the paper's
     benchmark split), imported with argbench import-harness and placed in the benchmark's
@@ -219,13 +221,9 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
     import sys
     from pathlib import Path
 
-    from tests.test_real_llm_judge import SKIP_ENV
-
-    if os.environ.get(SKIP_ENV) == "1":
-        pytest.skip(f"{SKIP_ENV}=1: the real LLM tests are switched off")
     from argbench import hub_eval
     from argbench.harness import lm_eval_path
-    from argbench.llm import packaged_gguf, serve_gguf
+    from argbench.llm import serve_gguf
     from argbench.results import load_split, read_results
 
     bin_dir = Path(sys.executable).parent
@@ -238,7 +236,7 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, tmp_path
         "OPENAI_API_KEY": "local",
     }
     logs = tmp_path / "lm-eval"
-    with serve_gguf(packaged_gguf(), progress=False) as endpoint:
+    with serve_gguf(weights, progress=False) as endpoint:
         done = subprocess.run(
             [
                 str(bin_dir / "lm_eval"),

@@ -12,16 +12,20 @@ from argbench.browser import Browser, find_chromium
 from argbench.cli import main
 from tests.test_leaderboard import SIGNATURE, board, results, write
 
-pytestmark = pytest.mark.skipif(
-    find_chromium() is None, reason="no Chromium (apt-get install chromium; CI installs it)"
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        find_chromium() is None, reason="no Chromium (apt-get install chromium; CI installs it)"
+    ),
+]
 
 ROWS = "[...document.querySelectorAll('#board tbody tr')]"
 VISIBLE = f"{ROWS}.filter(r => r.style.display !== 'none').map(r => r.children[1].textContent)"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def board_site(tmp_path_factory):
+    """The leaderboard's own site (argbench leaderboard --screenshots) on a small board."""
     tmp = tmp_path_factory.mktemp("board")
     paths = board(tmp)
     evil = "<img src=x onerror=\"document.title='pwned'\">"
@@ -35,22 +39,16 @@ def site(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with Browser() as b:
-        yield b
-
-
-def task_pages(site):
+def task_pages(board_site):
     return sorted(
         p
-        for p in site.glob("*.html")
+        for p in board_site.glob("*.html")
         if p.name != "index.html" and not p.name.startswith("system-")
     )
 
 
-def test_rows_intervals_sorting_filtering(site, browser):
-    pages = task_pages(site)
+def test_rows_intervals_sorting_filtering(board_site, browser):
+    pages = task_pages(board_site)
     assert len(pages) == 2  # the other model's result is a task of its own
     main_page = next(p for p in pages if "strong" in p.read_text())
     browser.open(main_page)
@@ -74,13 +72,13 @@ def test_rows_intervals_sorting_filtering(site, browser):
     assert browser.evaluate(VISIBLE) == ["weak"]
 
 
-def test_injected_markup_stays_text_and_nothing_comes_from_the_network(site, browser):
-    for page in sorted(site.glob("*.html")):
+def test_injected_markup_stays_text_and_nothing_comes_from_the_network(board_site, browser):
+    for page in sorted(board_site.glob("*.html")):
         browser.open(page)
         assert browser.evaluate("document.title") != "pwned", page.name
         assert browser.evaluate("document.querySelectorAll('img, b').length") == 0, page.name
         assert browser.evaluate("document.querySelectorAll('script').length") == 1, page.name
-    system = next(p for p in site.glob("system-*.html") if "onerror" in p.read_text())
+    system = next(p for p in board_site.glob("system-*.html") if "onerror" in p.read_text())
     browser.open(system)
     assert "<b>bold?</b>" in browser.evaluate("document.body.textContent")
     assert "onerror" in browser.evaluate("document.querySelector('h1').textContent")
@@ -89,11 +87,11 @@ def test_injected_markup_stays_text_and_nothing_comes_from_the_network(site, bro
     }
 
 
-def test_a_screenshot_of_each_page(site):
-    pages = {p.stem for p in site.glob("*.html")}
-    shots = {p.stem for p in (site / "screenshots").glob("*.png")}
+def test_a_screenshot_of_each_page(board_site):
+    pages = {p.stem for p in board_site.glob("*.html")}
+    shots = {p.stem for p in (board_site / "screenshots").glob("*.png")}
     assert pages == shots
-    for png in (site / "screenshots").glob("*.png"):
+    for png in (board_site / "screenshots").glob("*.png"):
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png.name
 

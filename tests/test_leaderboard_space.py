@@ -27,6 +27,7 @@ import pytest
 from argbench.browser import Browser, find_chromium
 from argbench.cli import main
 from argbench.leaderboard import submit
+from tests.helpers import locked
 from tests.hub_helpers import CLI, Hub
 
 REFS = "org/cqs-refs"
@@ -37,14 +38,19 @@ RESAMPLES = "1000"
 def space_venv(requirements: Path) -> Path:
     """A venv with the Space's requirements.txt (pinned Gradio and gradio_leaderboard,
     argbench's own requirements), not argbench: where the Space runs."""
-    import shutil
-
     root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
     digest = hashlib.sha256(requirements.read_bytes()).hexdigest()[:12]
     target = root / f"leaderboard-space-{digest}-py{sys.version_info[0]}.{sys.version_info[1]}"
     python, complete = target / "bin" / "python", target / ".complete"
-    if complete.is_file():
-        return python
+    with locked(Path(f"{target}.lock")):  # one maker at a time: xdist workers, other runs
+        if complete.is_file():
+            return python
+        return _make_space_venv(requirements, target, python, complete)
+
+
+def _make_space_venv(requirements: Path, target: Path, python: Path, complete: Path) -> Path:
+    import shutil
+
     shutil.rmtree(target, ignore_errors=True)  # a half-made one
     start = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
@@ -85,17 +91,14 @@ def reference_questions(row, k=3):
 
 
 @pytest.fixture(scope="module")
-def test_rows(real_mirror, tmp_path_factory):
-    import argbench
-
-    cache = tmp_path_factory.mktemp("cache")
-    return argbench.load_dataset(
-        "cqs_gen", "interventions", split="test", sources=real_mirror, cache_dir=str(cache)
-    ).to_list()
+def test_rows(real_corpora):
+    return real_corpora.load("cqs_gen", "interventions", split="test").to_list()
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory, real_mirror):
+def refs_hub(tmp_path_factory, real_corpora):
+    """The test Hub (tests/hub_server.py) holding the real CQs-Gen references in a private
+    repo, for this module's tests."""
     import huggingface_hub.constants
     import huggingface_hub.utils
 
@@ -110,8 +113,8 @@ def hub(tmp_path_factory, real_mirror):
             "cqs_gen",
             REFS,
             private=True,
-            sources=real_mirror,
-            cache_dir=str(tmp / "cache"),
+            sources=real_corpora.mirror,
+            cache_dir=real_corpora.cache,
             api=server.api(),
         )
         yield server
@@ -141,7 +144,7 @@ def evaluate_on_hub(hub, path, out) -> Path:
 
 
 @pytest.fixture(scope="module")
-def space(hub, test_rows, tmp_path_factory):
+def space(refs_hub, test_rows, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("space")
     results = []
     for name, questions in [
@@ -150,7 +153,7 @@ def space(hub, test_rows, tmp_path_factory):
     ]:
         path = tmp / f"{name}.json"
         path.write_text(json.dumps(submission(test_rows, questions)))
-        results.append(str(evaluate_on_hub(hub, path, tmp / f"{name}.results.json")))
+        results.append(str(evaluate_on_hub(refs_hub, path, tmp / f"{name}.results.json")))
     code = main(
         ["publish", "--leaderboard", *results, "--references", REFS, "--references-config",
          "interventions", "--references-split", "test", "--model", MINILM_PACKAGE,
@@ -162,12 +165,12 @@ def space(hub, test_rows, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def running(space, hub):
+def running(space, refs_hub):
     """The Space's app.py in its own venv on 127.0.0.1, reading the references from the test
     Hub with the token (as the Space's HF_TOKEN secret)."""
     python = space_venv(space / "requirements.txt")
     port = free_port()
-    env = hub.env(
+    env = refs_hub.env(
         GRADIO_SERVER_NAME="127.0.0.1",
         GRADIO_SERVER_PORT=port,
         GRADIO_ANALYTICS_ENABLED="False",
@@ -249,6 +252,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.mirror  # the real references
+@pytest.mark.slow  # the Space's venv (Gradio), its app.py started
+@pytest.mark.browser
+@pytest.mark.real_server  # the test Hub, and the Space on a port
 def test_the_board_shows_the_rows_with_intervals_and_signatures(page, space):
     body = page.evaluate(BODY)
     assert "references-first" in body and "generic" in body
@@ -261,6 +268,10 @@ def test_the_board_shows_the_rows_with_intervals_and_signatures(page, space):
     page.screenshot(space / "screenshots" / "board.png")
 
 
+@pytest.mark.mirror  # the real references
+@pytest.mark.slow  # the Space's venv (Gradio), its app.py started
+@pytest.mark.browser
+@pytest.mark.real_server  # the test Hub, and the Space on a port
 def test_hostile_uploads_are_refused_and_a_control_is_scored_and_ranked(page, space, test_rows):
     tmp = space / "uploads"
     tmp.mkdir(exist_ok=True)
@@ -301,9 +312,11 @@ def test_hostile_uploads_are_refused_and_a_control_is_scored_and_ranked(page, sp
     assert (space / "screenshots" / "after-upload.png").stat().st_size > 5000
 
 
-def test_the_private_references_are_not_readable_without_the_token(hub):
+@pytest.mark.mirror
+@pytest.mark.real_server
+def test_the_private_references_are_not_readable_without_the_token(refs_hub):
     with pytest.raises(urllib.error.HTTPError) as caught:
-        urllib.request.urlopen(f"{hub.url}/api/datasets/{REFS}/revision/main", timeout=10)
+        urllib.request.urlopen(f"{refs_hub.url}/api/datasets/{REFS}/revision/main", timeout=10)
     assert caught.value.code == 404
 
 

@@ -18,13 +18,9 @@ NAMES = ("cam_relevance", "cam_answers", "webis_argquality20")
 
 
 @pytest.fixture(scope="module")
-def built(real_mirror, tmp_path_factory):
-    out = tmp_path_factory.mktemp("built")
-    cache = str(tmp_path_factory.mktemp("cache"))
-    folders = {
-        name: argbench.build(name, out, sources=real_mirror, cache_dir=cache) for name in NAMES
-    }
-    return folders, cache
+def built(real_corpora):
+    """(folders, datasets cache) of the session's real corpora (conftest.py)."""
+    return {name: real_corpora.folder(name) for name in NAMES}, real_corpora.cache
 
 
 @pytest.fixture(scope="module")
@@ -107,16 +103,17 @@ def test_cam_relevance_expert_counts_and_sheet_agreement(load):
     assert _fleiss_kappa(ratings, 4) == pytest.approx(0.812145748987854, abs=1e-12)
 
 
-def test_expert_sheet_names_never_published(built, real_mirror):
+def test_expert_sheet_names_never_published(real_corpora, real_mirror):
     from openpyxl import load_workbook
 
-    folders, _ = built
+    # the names are read from the source first: only then is cam_relevance (alone) built
     workbook = load_workbook(source_path(real_mirror, "cam_relevance", "expert"), read_only=True)
     people = [n for n in workbook.sheetnames if not re.fullmatch(r"Sheet\d+|контрольные", n)]
     workbook.close()
     assert len(people) == 5
-    card = (folders["cam_relevance"] / "README.md").read_text(encoding="utf-8")
-    expert = datasets.load_dataset(str(folders["cam_relevance"]), "expert")
+    folder = real_corpora.folder("cam_relevance")
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    expert = datasets.load_dataset(str(folder), "expert")
     text = card + json.dumps([split.to_list() for split in expert.values()], ensure_ascii=False)
     for person in people:
         assert person not in text

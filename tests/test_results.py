@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import argbench
-from argbench.cli import main
 from argbench.results import (
     compare_results,
     content_hash,
@@ -23,23 +21,9 @@ from argbench.scoring.rationale_f1 import rationale_f1
 from argbench.signature import Signature
 
 from .conftest import FIXTURES
+from .helpers import cli, write
 
 VALIDATION = FIXTURES / "cqs_gen" / "validation.json"
-
-
-def write(path: Path, data) -> str:
-    if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
-    else:
-        path.write_text(json.dumps(data), encoding="utf-8")
-    return str(path)
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 @pytest.fixture

@@ -43,9 +43,9 @@ def test_cqs_gen_sample_is_the_release_file(real_mirror, tmp_path, capsys):
 
 
 @pytest.mark.mirror
-def test_cam_answers_sample_scores_as_predictions(real_mirror, tmp_path, capsys, cache_dir):
+def test_cam_answers_sample_scores_as_predictions(real_corpora, tmp_path, capsys):
     out = tmp_path / "experts.jsonl"
-    argv = ["--sources", str(real_mirror), "--cache-dir", cache_dir]
+    argv = ["--sources", str(real_corpora.mirror), "--cache-dir", real_corpora.cache]
     assert main(["sample", "cam_answers", "--out", str(out), *argv]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 80 and set(rows[0]) == {"question_id", "answer_index", "answer"}

@@ -224,6 +224,7 @@ def test_embedder_signature_is_kept_in_the_cache_folder(minilm, tmp_path):
     assert memo.read_text() == embedder.signature.rpartition("@")[2]  # the hash; the name is read
 
 
+@pytest.mark.slow  # a fresh interpreter loads torch and MiniLM
 def test_signatures_are_the_same_in_a_fresh_process(minilm, tmp_path):
     """What another run (or machine) with the same settings gets: a new process, another
     working directory and embedding cache."""

@@ -18,11 +18,13 @@ import os
 
 import pytest
 
-from argbench.browser import Browser, find_chromium, problems
+from argbench.browser import problems
 
-from .site_helpers import SiteServer, built_site, pages
+from .site_helpers import SiteServer, pages
 
 WIDTH, HEIGHT = 1280, 900
+BROWSER_SIZE = (WIDTH, HEIGHT)  # the browser fixture's window (conftest.py)
+pytestmark = pytest.mark.browser
 SCREENSHOTS = {"home": "", "quick-tour": "quick-tour/", "report": "reproduction/report/"}
 
 # Returns a list of problems: elements that stick out of the column (or the window) with no
@@ -67,19 +69,6 @@ LAYOUT_JS = r"""
   return problems;
 })()
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if find_chromium() is None:
-        pytest.fail("no Chromium: apt-get install -y chromium (.ci/run does)")
-    with Browser(width=WIDTH, height=HEIGHT) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def site():
-    return built_site()
 
 
 def test_layout_checker_catches_overflow(browser, tmp_path):

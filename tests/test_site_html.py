@@ -15,14 +15,9 @@ import pytest
 
 import argbench
 
-from .site_helpers import ROOT, built_site, pages
+from .site_helpers import ROOT, pages
 
 pytest.importorskip("mkdocs")
-
-
-@pytest.fixture(scope="module")
-def site() -> Path:
-    return built_site()
 
 
 @pytest.fixture(scope="module")

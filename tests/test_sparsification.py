@@ -135,9 +135,10 @@ def test_topics_from_the_ukpconvarg1_fixture(fixture_mirror, monkeypatch, cache_
 
 
 @pytest.mark.mirror
-def test_mirror_table_1(real_mirror, tmp_path):
+@pytest.mark.slow  # Table 1's sparsification study on the real judgments
+def test_mirror_table_1(real_corpora):
     full = argbench.load_dataset(
-        "ukpconvarg1", "full", "train", sources=real_mirror, cache_dir=str(tmp_path)
+        "ukpconvarg1", "full", "train", sources=real_corpora.mirror, cache_dir=real_corpora.cache
     )
     rows = sparsification_study(ukpconvarg1_topics(full))
     assert [(r["x"], r["k"]) for r in rows] == [
@@ -176,14 +177,14 @@ def test_cli_simulate_on_the_fixture(fixture_mirror, monkeypatch, cache_dir, tmp
 
 
 @pytest.mark.mirror
-def test_mirror_reproduce_section(real_mirror, tmp_path):
+def test_mirror_reproduce_section(real_corpora, tmp_path):
     from argbench.reproduce import reproduce
 
     (section,) = reproduce(
         tmp_path,
         only=["webis_sparsification"],
-        sources=str(real_mirror),
-        cache_dir=str(tmp_path / "cache"),
+        sources=str(real_corpora.mirror),
+        cache_dir=real_corpora.cache,
         plots=True,
         log=lambda m: None,
     )

@@ -162,12 +162,8 @@ def test_results_documents_read_back(scored, tmp_path):
 
 
 @pytest.mark.mirror
-def test_the_release_holds_15_submissions_of_34_interventions(real_mirror, tmp_path):
-    import argbench
-
-    split = argbench.load_dataset(
-        "cqs_gen", "extended", "test", sources=real_mirror, cache_dir=str(tmp_path)
-    )
+def test_the_release_holds_15_submissions_of_34_interventions(real_corpora, tmp_path):
+    split = real_corpora.load("cqs_gen", "extended", "test")
     subs = split_submissions(list(split))
     assert len(subs) == 15
     assert all(len(by) == 34 for by in subs.values())
@@ -186,13 +182,14 @@ def test_scores_equal_but_for_float_rounding_are_tied():
 
 
 @pytest.mark.mirror
-def test_the_reproduce_row_on_the_release(real_mirror, tmp_path, minilm):
+@pytest.mark.slow  # the 15 real submissions scored with MiniLM
+def test_the_reproduce_row_on_the_release(real_corpora, tmp_path, minilm):
     """§6.1 on the real 15 submissions with the offline MiniLM: Pearson 0.70 on the scores,
     shown beside the paper's 0.69 but not counted (not the paper's model)."""
     from argbench.reproduce.cqs_gen import cqs_gen_submissions
     from argbench.reproduce.report import Context
 
-    ctx = Context(out_dir=tmp_path, sources=str(real_mirror), cache_dir=str(tmp_path / "c"))
+    ctx = Context(out_dir=tmp_path, sources=str(real_corpora.mirror), cache_dir=real_corpora.cache)
     ctx.model = minilm
     pearson, spearman = cqs_gen_submissions(ctx).rows
     assert pearson.published == 0.69 and not pearson.comparable and pearson.reproduced is None
@@ -202,8 +199,9 @@ def test_the_reproduce_row_on_the_release(real_mirror, tmp_path, minilm):
 
 
 @pytest.mark.mirror
+@pytest.mark.slow  # the 15 real submissions scored with MiniLM, twice
 def test_a_second_run_with_other_settings_never_erases_the_first(
-    real_mirror, tmp_path, minilm, capsys
+    real_corpora, tmp_path, minilm, capsys
 ):
     """Old: ``argbench submissions --out DIR`` run again with another --threshold (or model,
     resamples) wrote its results over the first run's. New: the same settings again leave
@@ -214,7 +212,7 @@ def test_a_second_run_with_other_settings_never_erases_the_first(
 
     def run(only, *extra):
         argv = ["submissions", "--out", tmp_path / "out", "--only", only, "--resamples", "20"]
-        argv += ["--sources", real_mirror, "--cache-dir", tmp_path / "c", *extra]
+        argv += ["--sources", real_corpora.mirror, "--cache-dir", real_corpora.cache, *extra]
         code = main([str(a) for a in argv])
         out, err = capsys.readouterr()
         assert "Traceback" not in err

@@ -10,12 +10,10 @@ from argbench.scoring.argument_relevance import argument_relevance, notebook_lab
 
 
 @pytest.fixture(scope="module")
-def cam(real_mirror, tmp_path_factory):
-    cache = str(tmp_path_factory.mktemp("hf"))
+def real_cam(real_corpora):
+    """The real cam_answers train splits by config (the session's real corpora)."""
     return {
-        config: argbench.load_dataset(
-            "cam_answers", config, split="train", sources=real_mirror, cache_dir=cache
-        )
+        config: real_corpora.load("cam_answers", config, split="train")
         for config in ("silver", "silver_subset", "gold")
     }
 
@@ -36,8 +34,8 @@ TABLE3 = {
 
 @pytest.mark.mirror
 @pytest.mark.parametrize("config", sorted(NOTEBOOK_AR))
-def test_argument_relevance_notebook(cam, config):
-    ds = cam[config]
+def test_argument_relevance_notebook(real_cam, config):
+    ds = real_cam[config]
     pairs = zip(ds["arguments"], ds["argument_relevance"], strict=True)
     labels = [notebook_labels(args, labs) for args, labs in pairs]
     r = argbench.load_metric("argument_relevance").compute(
@@ -60,8 +58,8 @@ def test_argument_relevance_notebook(cam, config):
 
 @pytest.mark.mirror
 @pytest.mark.parametrize("config", sorted(TABLE3))
-def test_argument_overlap_table3(cam, config):
-    ds = cam[config]
+def test_argument_overlap_table3(real_cam, config):
+    ds = real_cam[config]
     r = argbench.load_metric("argument_overlap").compute(
         predictions=ds["answer"], references=ds["arguments"]
     )

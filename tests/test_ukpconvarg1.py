@@ -373,6 +373,7 @@ def test_mirror_raw_mturk_ids_never_published(real, real_mirror, tmp_path):
 
 @pytest.mark.mirror
 @pytest.mark.parametrize("config", ["full", "strict", "ranking"])
+@pytest.mark.slow  # the largest corpus built again, in 2 processes
 def test_mirror_two_processes_build_the_same_rows(real, real_mirror, tmp_path, config):
     """The largest corpus (32 side files per config) built in 2 processes: the same rows."""
     two = argbench.load_dataset(
