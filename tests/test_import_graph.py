@@ -108,6 +108,7 @@ HEAVY = {
 # module at its top too (nothing is saved by waiting).
 LAZY_MODULES: dict[str, str] = {
     "argbench.load": "datasets",  # builders run in-process
+    "argbench.loaders.claimdiff": "datasets",
     "argbench.layout": "datasets",
     "argbench.embedding": "numpy",  # (sentence-transformers only when a text is encoded)
     "argbench.scoring.bradley_terry": "numpy",

@@ -13,7 +13,6 @@ import json
 
 from argbench.cli import UsageError, add_data_options
 from argbench.io import atomic_write, claim_output
-from argbench.load import load
 from argbench.loaders.registry import path_of
 from argbench.tasks import samples
 
@@ -44,6 +43,8 @@ def _cmd_sample(args) -> int:
         count = len(json.loads(data))
         where = f"{sample.corpus}/{sample.scored_on}"
     else:  # rows of a split, as predictions
+        from argbench.load import load  # datasets: only when a sample is made from a split
+
         rows = load(
             sample.corpus,
             sample.config,

@@ -19,8 +19,6 @@ import math
 import re
 import warnings
 
-from argbench.loaders.claimdiff import issue_split
-
 __all__ = [
     "KINDS",
     "Kind",
@@ -148,6 +146,9 @@ class Relation(Kind):
     def documents(self, task, rows, load_rows):
         """The test documents and the dev documents (``part``), interleaved so that any prefix
         (``--limit``) holds both in proportion: the threshold is chosen on the dev part."""
+        # the loader brings in datasets: only when a relation task's documents are made
+        from argbench.loaders.claimdiff import issue_split
+
         dev_split = task.dev
         _, dev = issue_split(
             load_rows(dev_split["split"]), dev_split["fraction"], dev_split["seed"]
