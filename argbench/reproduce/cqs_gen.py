@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 
-from argbench.constants import CQ_LABELS
+from argbench.constants import CQ_LABELS, CQS_GEN_STS_MODEL
 from argbench.embedding import Embedder
 from argbench.loaders.registry import path_of
 from argbench.reproduce.report import Context, Reason, Row, Section, model_name, row
@@ -22,7 +22,7 @@ from argbench.scoring.cq_submissions import ranking_correlation, score_systems
 from argbench.scoring.cr_diversity import cr_diversity
 from argbench.signature import Signature
 
-STS_MODEL = "stsb-mpnet-base-v2"  # the CQs-Gen paper's model
+STS_MODEL = CQS_GEN_STS_MODEL  # the CQs-Gen paper's model
 
 
 def _label_counts(split) -> Counter:
