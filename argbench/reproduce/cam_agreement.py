@@ -141,14 +141,7 @@ def control_items_alpha(ctx: Context) -> Row:
     items of expert_annotation.xlsx that carry a GPT-4 label (joined as the authors' notebook
     joins them: the lower-cased sentence): another population than the paper names, shown."""
 
-    control = ctx.load("cam_relevance", "expert", "control")
-    relevance = ctx.load("cam_relevance", "default", "train")
-    lookup = {}
-    for sentence, label in zip(relevance["argument"], relevance["relevance_gpt4"], strict=True):
-        if sentence is not None and label is not None:
-            lookup[sentence.lower()] = label
-    matrix, _, items = ratings_matrix(control["row"], control["annotator"], control["label"])
-    sentence = dict(zip(control["row"], control["argument"], strict=True))
+    control, lookup, matrix, items, sentence = _control_items(ctx)
     pairs = []
     for column, item in enumerate(items):
         gpt = lookup.get(sentence[item].lower())
@@ -171,14 +164,11 @@ def control_items_alpha(ctx: Context) -> Row:
     )
 
 
-def notebook_fleiss_rows(ctx: Context) -> list[Row]:
-    """§3.4 as the authors' Toloka_Annotator_Agreement.ipynb computed it: Fleiss' κ on the 30
-    control items, the four experts alone, with GPT-4 as a fifth rater, and the control answer
-    ("(supposed) relevance") with GPT-4. GPT-4's label is looked up by the lower-cased sentence
-    over the whole relevance file (the last one wins, as their dict); items without one drop."""
-
+def _control_items(ctx: Context):
+    """The expert sheets' control items: (rows, GPT-4's label by lower-cased sentence over the
+    whole relevance file, as the authors' notebook joins them (the last one wins), the
+    annotators x items label matrix, the items, each item's sentence)."""
     control = ctx.load("cam_relevance", "expert", "control")
-    data = ctx.dataset("cam_relevance", "expert", "control", control)
     relevance = ctx.load("cam_relevance", "default", "train")
     lookup = {}
     for sentence, label in zip(relevance["argument"], relevance["relevance_gpt4"], strict=True):
@@ -186,6 +176,17 @@ def notebook_fleiss_rows(ctx: Context) -> list[Row]:
             lookup[sentence.lower()] = label
     matrix, _, items = ratings_matrix(control["row"], control["annotator"], control["label"])
     sentence = dict(zip(control["row"], control["argument"], strict=True))
+    return control, lookup, matrix, items, sentence
+
+
+def notebook_fleiss_rows(ctx: Context) -> list[Row]:
+    """§3.4 as the authors' Toloka_Annotator_Agreement.ipynb computed it: Fleiss' κ on the 30
+    control items, the four experts alone, with GPT-4 as a fifth rater, and the control answer
+    ("(supposed) relevance") with GPT-4. GPT-4's label is looked up by the lower-cased sentence
+    over the whole relevance file (the last one wins, as their dict); items without one drop."""
+
+    control, lookup, matrix, items, sentence = _control_items(ctx)
+    data = ctx.dataset("cam_relevance", "expert", "control", control)
     supposed = dict(zip(control["row"], control["supposed_label"], strict=True))
     gpt = np.array([lookup.get(sentence[i].lower(), np.nan) for i in items], dtype=float)
     answer = np.array([np.nan if supposed[i] is None else supposed[i] for i in items], float)
