@@ -409,3 +409,22 @@ def test_a_judge_that_does_not_answer_stops_cam_before_generating(monkeypatch):
     with StubServer(lambda request, number: (200, "1", 0, None)) as server:
         monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
         checks._reach_judge("cam_answers")  # the stub answers GET /models with 404: it is there
+
+
+def test_a_run_of_a_task_no_longer_declared_is_named_not_scored(data, tmp_path, capsys):
+    """Hostile: an lm-eval run of an argbench task this version does not declare (renamed,
+    removed, a run of another version) is refused naming the task and the declared ones; the
+    same run under a declared name imports (control)."""
+    folder = lm_eval_folder(tmp_path / "run", "claimdiff_s", varied(8))
+    code, _, err = import_cli(capsys, folder, out=tmp_path / "good")
+    assert code == 0, err
+    run_dir = next(folder.iterdir())
+    for path in run_dir.iterdir():
+        renamed = path.name.replace("argbench_claimdiff_s", "argbench_claimdiff_x")
+        text = path.read_text().replace("argbench_claimdiff_s", "argbench_claimdiff_x")
+        path.unlink()
+        (run_dir / renamed).write_text(text)
+    code, _, err = import_cli(capsys, folder, out=tmp_path / "bad")
+    assert code == 2 and "unknown argbench harness task 'claimdiff_x'" in err
+    assert "claimdiff_s_doc" in err and "another argbench version" in err
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
