@@ -19,7 +19,7 @@ from pathlib import Path
 
 from argbench.io import atomic_write, write_json
 from argbench.results import DATASET_FIELDS, compare_results, read_results
-from argbench.scoring import ranked_metrics
+from argbench.scoring import headline_or_none
 from argbench.signature import Signature
 
 MAX_BYTES = 200 * 1024 * 1024  # a results file larger than this is refused before parsing
@@ -29,7 +29,7 @@ ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the lea
 def headline_key(doc: dict) -> str | None:
     """The per-item key a results document is ranked by: the metric's headline pair key in
     the metric's declaration (None: the metric has no per-item headline to rank)."""
-    headline = ranked_metrics().get(doc.get("metric"))
+    headline = headline_or_none(doc.get("metric"))
     return headline.pair if headline else None
 
 

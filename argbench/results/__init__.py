@@ -44,8 +44,15 @@ from argbench.results.verify import (
 from argbench.results.write import RUN_VOLATILE, same_result, write_results, write_results_once
 from argbench.scoring import pair_keys as _pair_keys
 
-# metric -> the per-item key argbench compare pairs on (each metric's declared headline)
-PRIMARY = _pair_keys()
+
+def __getattr__(name: str):
+    """``PRIMARY``: metric -> the per-item key argbench compare pairs on (each metric's declared
+    headline), made when asked for: it imports every metric module, which scoring one metric
+    does not need."""
+    if name == "PRIMARY":
+        return _pair_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DATASET_FIELDS",

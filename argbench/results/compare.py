@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from argbench.results.verify import read_results, verify_document
-from argbench.scoring import pair_keys
+from argbench.scoring import headline_or_none
 from argbench.signature import Signature
 
 __all__ = ["DATASET_FIELDS", "compare_results"]
@@ -63,7 +63,7 @@ def compare_results(
     if len(metrics) > 1:
         raise ValueError(f"results of different metrics cannot be compared: {sorted(metrics)}")
     metric = docs[0]["metric"]
-    key = key or pair_keys().get(metric)
+    key = key or getattr(headline_or_none(metric), "pair", None)
     for doc, label in zip(docs, labels, strict=True):
         per_item = (doc["result"] or {}).get("per_item") or {}
         if key is None or key not in per_item:

@@ -10,7 +10,7 @@ from argbench.records import inputs_from_records, resolve_columns
 from argbench.results.document import build_document
 from argbench.results.predictions import _id_fields, join, read_predictions
 from argbench.results.split import load_split
-from argbench.scoring import declaration, metric_function, pair_keys
+from argbench.scoring import declaration, headline_or_none, metric_function
 
 __all__ = ["add_intervals", "evaluate_predictions"]
 
@@ -116,7 +116,7 @@ def evaluate_predictions(
         features,
         resolved,
         note,
-        expand=metric not in pair_keys(),
+        expand=getattr(headline_or_none(metric), "pair", None) is None,
         describe=lambda index: f"prediction {ids[index]!r}",
     )
     result = compute(**inputs, **(options or {}))

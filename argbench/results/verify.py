@@ -18,7 +18,7 @@ import math
 
 from argbench.io import read_json
 from argbench.results.document import REQUIRED, RESULTS_FORMAT, content_digest
-from argbench.scoring import headline_of, ranked_metrics
+from argbench.scoring import headline_of, headline_or_none
 from argbench.signature import Signature
 
 __all__ = ["ResultsFileError", "headline_figure", "per_item", "read_results", "verify_document"]
@@ -88,7 +88,7 @@ def _check_values(doc: dict, source: str) -> None:
     """Per-item values: one per item, finite numbers in the metric's range; the headline
     (and every figure with a per-item list) their mean where the metric decomposes."""
     result, ids = doc["result"], doc["item_ids"]
-    spec = ranked_metrics().get(doc["metric"])
+    spec = headline_or_none(doc["metric"])
     low, high = (spec.low, spec.high) if spec else (None, None)
     items = result.get("per_item") or {}
     if not isinstance(items, dict):
@@ -167,7 +167,7 @@ def read_results(path) -> dict:
             f"{_REWRITE}"
         )
     if digest is None:
-        spec = ranked_metrics().get(doc["metric"])
+        spec = headline_or_none(doc["metric"])
         why = (
             f"a {doc['metric']} figure cannot be recomputed from per-item values, so"
             if spec is not None and not spec.decomposes
@@ -206,7 +206,7 @@ def headline_figure(doc: dict) -> dict:
 def per_item(doc: dict, key: str | None = None) -> tuple[list[str], list[float | None]]:
     """(item ids, per-item values) of ``key`` (default: the key ``compare`` pairs on);
     None where an item is undefined. A metric without per-item values is an error."""
-    spec = ranked_metrics().get(doc["metric"])
+    spec = headline_or_none(doc["metric"])
     key = key or (spec.pair if spec else None)
     values = (doc["result"].get("per_item") or {}).get(key) if key else None
     if values is None:

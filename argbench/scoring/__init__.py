@@ -56,25 +56,42 @@ def metric_function(name: str):
 
 
 @functools.cache
+def _declared_in(name: str) -> Metric | None:
+    """The ``METRIC`` of module ``argbench.scoring.<name>``, None when there is no such metric
+    module: one metric's facts cost one module's import, not every metric's."""
+    if not name.isidentifier() or name.startswith("_") or name == "declaration":
+        return None
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as error:
+        if error.name == f"{__name__}.{name}":
+            return None
+        raise
+    spec = getattr(module, "METRIC", None)
+    return spec if isinstance(spec, Metric) else None
+
+
+@functools.cache
 def declared_metrics() -> dict[str, Metric]:
     """name -> declaration of every metric module (one that sets ``METRIC``), found by
     looking, not listed."""
-    found = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name == "declaration":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if isinstance(getattr(module, "METRIC", None), Metric):
-            found[info.name] = module.METRIC
-    return dict(sorted(found.items()))
+    found = {info.name: _declared_in(info.name) for info in pkgutil.iter_modules(__path__)}
+    return {name: spec for name, spec in sorted(found.items()) if spec is not None}
 
 
 def declaration(metric: str) -> Metric:
     """The declaration of ``metric``; an unknown name is an error listing the metrics."""
-    metrics = declared_metrics()
-    if metric not in metrics:
-        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(metrics)}")
-    return metrics[metric]
+    spec = _declared_in(metric) if isinstance(metric, str) else None
+    if spec is None:
+        raise ValueError(f"unknown metric {metric!r}; metrics: {', '.join(declared_metrics())}")
+    return spec
+
+
+def headline_or_none(metric) -> Headline | None:
+    """The metric's headline; None for a metric without one or a name no metric has (a
+    results file of another version, or not argbench's)."""
+    spec = _declared_in(metric) if isinstance(metric, str) else None
+    return spec.headline if spec else None
 
 
 def headline_of(metric: str) -> Headline:
