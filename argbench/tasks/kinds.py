@@ -170,6 +170,8 @@ class Relation(Kind):
         the threshold on."""
         test = [r for r in records if r["part"] == "test"]
         dev = [r for r in records if r["part"] == "dev"]
+        if not test:  # nothing to score: no dev label is needed (nor the documents read)
+            return test, {}
         labels = {d[task.id_field]: d[self.label_field] for d in documents() if d["part"] == "dev"}
         dev_labels = [labels[r[task.id_field]] for r in dev]
         if not any(dev_labels):  # a small --limit: no dev positive to choose the threshold on
