@@ -115,6 +115,14 @@ tasks:
         (("    split: validation\n", ""), "missing field.*split"),
         (("    description: a task\n", "    description: a task\n    harness: true\n"), "kind"),
         (("prediction: cqs", "prediction: cqs\n    hub: {rationale_f1: x}"), "not one of the"),
+        (
+            (
+                "    description: a task\n",
+                "    description: a task\n    harness: true\n    kind: "
+                "relation\n    prompt: x\n    choices: [a, b]\n",
+            ),
+            "field dev: kind relation needs",
+        ),
     ],
 )
 def test_a_malformed_declaration_names_file_task_and_field(tmp_path, change, message):

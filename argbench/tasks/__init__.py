@@ -179,6 +179,14 @@ def _task_of(entry, where: str) -> Task:
             raise TaskDeclarationError(f"{at}: a harness task needs a prompt")
         if KINDS[entry["kind"]].needs_choices and not values["choices"]:
             raise TaskDeclarationError(f"{at}: kind {entry['kind']} needs choices")
+        dev = entry.get("dev")
+        if KINDS[entry["kind"]].needs_dev and not (
+            isinstance(dev, dict) and {"split", "fraction", "seed"} <= set(dev)
+        ):
+            raise TaskDeclarationError(
+                f"{at}, field dev: kind {entry['kind']} needs {{split, fraction, seed}} (where "
+                f"its dev documents come from), got {dev!r}"
+            )
     return Task(**values, source=where)
 
 

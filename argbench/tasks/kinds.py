@@ -91,6 +91,7 @@ class Kind:
 
     choice = False  # the model scores the task's choices instead of generating
     needs_choices = False
+    needs_dev = False  # the task declares where its dev documents come from (``dev``)
 
     def documents(self, task, rows: list[dict], load_rows) -> list[dict]:
         """The harness documents of the task's split rows; ``load_rows(split)`` reads another
@@ -140,7 +141,7 @@ class Answer(Kind):
 
 
 class Relation(Kind):
-    choice = needs_choices = True
+    choice = needs_choices = needs_dev = True
     label_field = "label"  # 1: the relation holds (the second choice)
 
     def documents(self, task, rows, load_rows):
