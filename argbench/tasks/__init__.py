@@ -90,9 +90,6 @@ class Task:
         """The task's kind (:mod:`argbench.tasks.kinds`)."""
         return KINDS[self.kind]
 
-    def all_metrics(self) -> tuple[str, ...]:
-        return self.metrics + self.judged_metrics
-
     def options_for(self, metric: str) -> dict:
         """compute() options of ``metric`` in this task. An option declared ``{env: NAME}``
         takes ``$NAME``, or the metric's own default when it is unset (so the options name
