@@ -519,6 +519,11 @@ def _scenario(case: tuple[str, str], tmp_path, capsys, monkeypatch, request) -> 
             path = write_results(relevance_doc(), tmp_path / "b.json")
             edited(path, _set_item("f1", "0.5"))
             return run("leaderboard", good, path, "--out", tmp_path / "board")
+        case ("merge", "fragments"):  # a results file is not a fragment
+            whole = write_results(relevance_doc(), tmp_path / "a.json")
+            return run("merge", whole, "--out", tmp_path / "m.json")
+        case ("evaluate", "shard"):
+            return run("evaluate", "argument_relevance", "--shard", "2/2")
         case ("compare", "not-comparable"):
             a = write_results(relevance_doc(), tmp_path / "a.json")
             b = write_results(relevance_doc(threshold=3), tmp_path / "b.json")

@@ -17,6 +17,7 @@ COMMANDS: list[str] = [
     "argbench.cli.pairwise",
     "argbench.cli.evaluate",
     "argbench.cli.compare",
+    "argbench.cli.merge",
     "argbench.cli.eval_results",
     "argbench.cli.harness",
     "argbench.cli.leaderboard",

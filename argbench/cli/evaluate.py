@@ -47,6 +47,7 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
+from argbench.results.shards import Shard, write_fragment
 from argbench.scoring import declaration, declared_metrics, metric_function
 from argbench.signature import Signature
 
@@ -100,6 +101,12 @@ def add_commands(subparsers) -> None:
     ev.add_argument("--system", help="system name in the results file (default: FILE's stem)")
     ev.add_argument(
         "--out", metavar="RESULTS.json", help="write a results file (for argbench compare)"
+    )
+    ev.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="FILE --dataset --out: score shard I of N (0 <= I < N; items by a hash of their "
+        "id) and write its fragment; argbench merge joins the N fragments",
     )
     ev.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
@@ -175,6 +182,8 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_evaluate(args) -> int:
+    if args.shard:
+        return _cmd_shard(args)
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
     if args.metric == "cq_reference_match" and result.get("n_long"):
         print(f"note: {_long_note(result)}", file=sys.stderr)
@@ -196,6 +205,42 @@ def _cmd_evaluate(args) -> int:
             return 0
         print(
             f"argbench evaluate: error: {what} what was judged; pass --allow-incomplete to accept it",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _cmd_shard(args) -> int:
+    """--shard I/N: one shard's fragment written to --out (the figures come at the merge)."""
+    shard = Shard.parse(args.shard)
+    if not (args.input and args.dataset and args.out):
+        raise UsageError(
+            "--shard goes with FILE --dataset --out: a shard scores predictions joined to a "
+            "split and writes its fragment"
+        )
+    if args.dev or args.plot:
+        raise UsageError("--shard takes no --dev or --plot (they need the whole run)")
+    note = lambda m: print(f"note: {m}", file=sys.stderr)  # noqa: E731
+    compute, features = metric_function(args.metric)
+    options = options_of(args, compute, features)
+    _claim_outputs(args)
+    check_known_dataset(args)
+    fragment = _evaluate_predictions(args, options, note, shard=shard)
+    write_fragment(fragment, args.out)
+    items = len(fragment["item_ids"])
+    print(
+        f"{args.metric} shard {shard} of {args.input} on {_label(fragment['dataset'])}: "
+        f"{items:,} of {fragment['n_split_items']:,} items"
+    )
+    if fragment["signature"]:
+        print(f"signature: {fragment['signature']}")
+    print(f"fragment written to {args.out}", file=sys.stderr)
+    result = fragment["result"] or {}
+    if result.get("complete") is False and not args.allow_incomplete:
+        print(
+            f"argbench evaluate: error: incomplete shard: {result['n_failed']} judgment(s) "
+            "failed; pass --allow-incomplete to accept it",
             file=sys.stderr,
         )
         return 1
@@ -282,7 +327,7 @@ def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
     source = f"{args.input} on {_label(doc['dataset'])}"
     _plot(args, result, source, note)
     header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
-    return _with_intervals(args, result, doc), header, doc
+    return result, header, doc  # intervals: evaluate_predictions(ci=...)
 
 
 def _record_inputs(args, records, keys, split, features, note) -> dict:
@@ -337,7 +382,7 @@ def _claim_outputs(args) -> None:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
 
 
-def _evaluate_predictions(args, options, note) -> dict:
+def _evaluate_predictions(args, options, note, shard=None) -> dict:
     return evaluate_predictions(
         args.metric,
         args.input,
@@ -353,6 +398,11 @@ def _evaluate_predictions(args, options, note) -> dict:
         cache_dir=args.cache_dir,
         num_proc=args.num_proc,
         command=_command(args),
+        ci=args.ci,
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        shard=shard,
         note=note,
     )
 

@@ -37,6 +37,8 @@ REFUSALS: list[Refusal] = [
     Refusal("evaluate", "out", 2, "an --out or --plot that is an input, of another suffix, not writable or being written by another run (before the work)"),
     Refusal("evaluate", "judgments", 1, "LLM judgments that failed (without --allow-incomplete) or an endpoint that stopped answering"),
     Refusal("compare", "edited", 2, "a results file that is edited, truncated or not a results file (named: file, field)"),
+    Refusal("merge", "fragments", 2, "fragments of different metrics, signatures, splits or runs, one shard twice, overlapping items, or a file that is not a fragment (named: files); missing shards make a partial merge marked complete: false (exit 0)"),
+    Refusal("evaluate", "shard", 2, "--shard that is not I/N with 0 <= I < N, or without FILE --dataset --out"),
     Refusal("compare", "not-comparable", 2, "results of different metrics, signatures, splits or items (without --force)"),
     Refusal("eval-results", "edited", 2, "a results file that is edited or not a results file"),
     Refusal("eval-results", "partial", 2, "partial results: items of the split not scored (--allow-missing, a harness --limit)"),

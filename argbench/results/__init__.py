@@ -11,20 +11,30 @@ it (:func:`write_results`); :func:`read_results` reads it back verified (an edit
 
 One concern per module: ``split`` (loading a split, its content hash), ``predictions``
 (reading predictions, joining them by id), ``document`` (schema, builder, digest), ``verify`` (reading back, checked), ``write``
-(writing, checked first; a run never erases another), ``evaluate`` (scoring predictions), ``compare``.
+(writing, checked first; a run never erases another), ``evaluate`` (scoring predictions), ``compare``,
+``shards`` (a sharded run's items and fragments), ``merge`` (fragments joined, figures recomputed).
 """
 
 from __future__ import annotations
 
 from argbench.results.compare import DATASET_FIELDS, compare_results
 from argbench.results.document import RESULTS_FORMAT, build_document, content_digest, plain
-from argbench.results.evaluate import add_intervals, evaluate_predictions
+from argbench.results.evaluate import add_intervals, evaluate_predictions, score_records
+from argbench.results.merge import merge_fragments
 from argbench.results.predictions import (
     ID_COLUMNS,
     join,
     read_predictions,
     read_submission_file,
     split_item_ids,
+)
+from argbench.results.shards import (
+    FRAGMENT_FORMAT,
+    FragmentError,
+    Shard,
+    read_fragment,
+    shard_of,
+    write_fragment,
 )
 from argbench.results.split import (
     DatasetChoiceError,
@@ -56,6 +66,9 @@ def __getattr__(name: str):
 
 __all__ = [
     "DATASET_FIELDS",
+    "FRAGMENT_FORMAT",
+    "FragmentError",
+    "Shard",
     "ID_COLUMNS",
     "PRIMARY",
     "RESULTS_FORMAT",
@@ -74,14 +87,19 @@ __all__ = [
     "headline_figure",
     "join",
     "load_split",
+    "merge_fragments",
     "per_item",
     "plain",
     "read_predictions",
+    "read_fragment",
     "read_results",
     "read_submission_file",
     "same_result",
+    "score_records",
+    "shard_of",
     "split_item_ids",
     "verify_document",
+    "write_fragment",
     "write_results",
     "write_results_once",
 ]

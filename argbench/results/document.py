@@ -45,7 +45,9 @@ REQUIRED = {
     "command": "the command line (or None)",
     "created": "UTC time, ISO 8601",
 }
-OPTIONAL = ("task", "harness", "digest")  # a harness run's task and settings; the digest
+# a harness run's task and settings; a partial merge of shards (complete: false, the shards
+# merged and missing: argbench.results.merge); the digest
+OPTIONAL = ("task", "harness", "complete", "shards", "digest")
 
 
 def plain(value):

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from argbench._version import __version__
 from argbench.records import inputs_from_records, resolve_columns
-from argbench.results.document import build_document
+from argbench.results.document import build_document, plain
 from argbench.results.predictions import _id_fields, join, read_predictions
+from argbench.results.shards import Shard, build_fragment, run_digest
 from argbench.results.split import load_split
 from argbench.scoring import declaration, headline_or_none, metric_function
 
-__all__ = ["add_intervals", "evaluate_predictions"]
+__all__ = ["add_intervals", "evaluate_predictions", "score_records"]
 
 
 def add_intervals(result: dict, resamples=10_000, seed=0, confidence=0.95) -> dict:
@@ -41,6 +43,36 @@ def add_intervals(result: dict, resamples=10_000, seed=0, confidence=0.95) -> di
     return result
 
 
+def score_records(
+    metric: str,
+    records: list[dict],
+    ids: list[str],
+    columns: dict,
+    options: dict,
+    intervals: dict | None,
+    note=lambda message: None,
+) -> dict:
+    """The metric's result on predictions joined to a split (``records``, one per item, in
+    the split's order; ``ids`` theirs), with bootstrap ``intervals`` (``{resamples, seed,
+    confidence}``) when given. One place for a whole run, a shard and a merge of shards, so
+    a merge scores exactly as one process does."""
+    compute, features = metric_function(metric)
+    inputs = inputs_from_records(
+        metric,
+        records,
+        ids,
+        features,
+        columns,
+        note,
+        expand=getattr(headline_or_none(metric), "pair", None) is None,
+        describe=lambda index: f"prediction {ids[index]!r}",
+    )
+    result = compute(**inputs, **options)
+    if intervals is not None:
+        add_intervals(result, **intervals)
+    return result
+
+
 def evaluate_predictions(
     metric: str,
     predictions,
@@ -61,6 +93,7 @@ def evaluate_predictions(
     cache_dir=None,
     num_proc: int | None = None,
     command: str | None = None,
+    shard: Shard | str | None = None,
     note=lambda message: None,
 ) -> dict:
     """Score a system's ``predictions`` on a corpus split; returns the results document.
@@ -78,12 +111,19 @@ def evaluate_predictions(
     duplicated ids are always errors. ``ci`` adds bootstrap intervals
     (:func:`add_intervals`). ``options`` go to the metric's ``compute``. ``num_proc``:
     processes for building an argbench dataset (:func:`load_split`).
+
+    ``shard`` (``"I/N"`` or a :class:`~argbench.results.shards.Shard`): score only the
+    items whose id hashes to shard I of N, and return the shard's *fragment*
+    (:mod:`argbench.results.shards`) instead of a results document; ``argbench merge``
+    joins the N fragments into the document the whole run gives.
     """
+    if isinstance(shard, str):
+        shard = Shard.parse(shard)
     declaration(metric)  # an unknown metric: an error listing the metrics
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
     )
-    compute, features = metric_function(metric)  # the plain function: no evaluate import
+    _, features = metric_function(metric)  # the plain function: no evaluate import
     if "predictions" not in features:
         raise ValueError(f"{metric} takes no predictions (inputs: {', '.join(features)})")
     records, keys = read_predictions(predictions)
@@ -98,7 +138,7 @@ def evaluate_predictions(
         f.split(".")[0] for name, f in resolved.items() if name not in ("predictions",)
     ]
     fields = _id_fields(chosen.data.column_names, id_fields)
-    merged, ids, missing = join(
+    merged, ids, missing, every_id = join(
         chosen.data.to_list(),
         records,
         keys,
@@ -109,21 +149,74 @@ def evaluate_predictions(
     )
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
-    inputs = inputs_from_records(
-        metric,
-        merged,
-        ids,
-        features,
-        resolved,
-        note,
-        expand=getattr(headline_or_none(metric), "pair", None) is None,
-        describe=lambda index: f"prediction {ids[index]!r}",
-    )
-    result = compute(**inputs, **(options or {}))
-    if ci:
-        add_intervals(result, resamples, seed, confidence)
     if system is None:
         system = Path(predictions).stem if isinstance(predictions, (str, Path)) else "system"
+    intervals = {"resamples": resamples, "seed": seed, "confidence": confidence} if ci else None
+    if shard is not None:
+        run_of = {"records": records, "keys": keys, "id_fields": fields, "missing": allow_missing}
+        return _fragment(
+            metric,
+            (merged, ids, missing, every_id),
+            chosen,
+            shard,
+            columns=resolved,
+            options=options or {},
+            intervals=intervals,
+            system=system,
+            run_of=run_of,
+            command=command,
+            note=note,
+        )
+    result = score_records(metric, merged, ids, resolved, options or {}, intervals, note)
     return build_document(
         metric, result, chosen, ids, missing=missing, system=system, command=command
+    )
+
+
+def _fragment(
+    metric, joined, chosen, shard, *, columns, options, intervals, system, run_of, command, note
+) -> dict:
+    """Shard ``shard`` of the run: its items scored, the fragment that records them.
+    ``joined``: what :func:`join` gave (rows, their ids, ids without a prediction, every id
+    of the split in order)."""
+    merged, ids, missing, every_id = joined
+    place = {key: p for p, key in enumerate(every_id)}
+    kept = [i for i, key in enumerate(ids) if shard.owns(key)]
+    records = [merged[i] for i in kept]
+    item_ids = [ids[i] for i in kept]
+    missing_ids = [key for key in missing if shard.owns(key)]
+    read = sorted({field.split(".")[0] for field in columns.values()})
+    identity = chosen.identity()
+    run = run_digest(
+        metric=metric,
+        system=system,
+        dataset=identity,
+        columns=columns,
+        options=options,
+        intervals=intervals,
+        version=__version__,
+        predictions=plain(run_of),
+    )
+    if item_ids:
+        result = score_records(metric, records, item_ids, columns, options, intervals, note)
+    else:
+        note(f"shard {shard} holds none of the {len(ids):,} scored items")
+        result = None
+    return build_fragment(
+        metric=metric,
+        system=system,
+        result=result,
+        dataset=identity,
+        shard=shard,
+        run=run,
+        n_split_items=len(every_id),
+        item_ids=item_ids,
+        positions=[place[key] for key in item_ids],
+        missing_ids=missing_ids,
+        missing_positions=[place[key] for key in missing_ids],
+        records=[{f: row[f] for f in read if f in row} for row in records],
+        columns=columns,
+        options=options,
+        intervals=intervals,
+        command=command,
     )

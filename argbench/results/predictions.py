@@ -92,7 +92,8 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
     """Predictions joined to split rows by id, in the split's order.
 
     ``take``: the prediction fields copied onto each row. Returns (merged rows, their ids,
-    ids of the split without a prediction). Duplicate and unknown ids are always errors;
+    ids of the split without a prediction, every item id of the split in its order: where a
+    sharded run's items sit in the whole run). Duplicate and unknown ids are always errors;
     missing ones unless ``allow_missing``."""
     if not records:
         raise ValueError("predictions: no records")
@@ -163,7 +164,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
             row[field] = record[field]
         merged.append(row)
         order.append(key)
-    return merged, order, missing
+    return merged, order, missing, list(by_id)
 
 
 def _prefix(fields, record):

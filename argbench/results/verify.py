@@ -18,6 +18,7 @@ import math
 
 from argbench.io import read_json
 from argbench.results.document import REQUIRED, RESULTS_FORMAT, content_digest
+from argbench.results.shards import FRAGMENT_FORMAT
 from argbench.scoring import headline_of, headline_or_none
 from argbench.signature import Signature
 
@@ -64,6 +65,11 @@ def verify_document(doc, source: str = "results") -> dict:
     returned as it is. ``source`` names it in errors (the file's path). The values are
     checked first, so an edit is named by what it changed, then the rest of the schema.
     The digest is :func:`read_results`'s: a document in memory is its program's to change."""
+    if isinstance(doc, dict) and doc.get("format") == FRAGMENT_FORMAT:
+        raise ResultsFileError(
+            f"{source}: a shard's fragment, not the results of a run: join the shards with "
+            "argbench merge FRAGMENTS... --out FILE"
+        )
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
         raise ResultsFileError(
             f"{source}: not an argbench results file (format {RESULTS_FORMAT!r}); write one "
@@ -149,6 +155,13 @@ def _check_schema(doc: dict, source: str) -> None:
     complete = doc["result"].get("complete", True)
     if not isinstance(complete, bool):
         raise ResultsFileError(f"{source}: result 'complete' is {complete!r}, not true/false")
+    if ("complete" in doc or "shards" in doc) and (
+        doc.get("complete") is not False or not isinstance(doc.get("shards"), dict)
+    ):
+        raise ResultsFileError(
+            f"{source}: 'complete' and 'shards' go together, in a partial merge of shards "
+            "(complete: false); argbench merge writes them"
+        )
 
 
 def read_results(path) -> dict:
@@ -182,11 +195,11 @@ def headline_figure(doc: dict) -> dict:
     """What a leaderboard shows of a (verified) document: ``metric``, ``key`` and ``value``
     of the headline figure (the metric's declared headline; ``value`` None when undefined),
     ``signature``, ``dataset`` (the split's identity), ``system``, ``n_items``, ``n_missing``,
-    and ``complete``: False when items of the split were not scored (``partial``) or
-    judgments failed (``incomplete``)."""
+    and ``complete``: False when items of the split were not scored (``partial``: missing
+    predictions, or a merge of some shards of a run) or judgments failed (``incomplete``)."""
     spec = headline_of(doc["metric"])
     result = doc["result"]
-    partial = bool(doc.get("n_missing"))
+    partial = bool(doc.get("n_missing")) or doc.get("complete") is False
     incomplete = result.get("complete") is False
     return {
         "metric": doc["metric"],

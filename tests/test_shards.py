@@ -1,0 +1,303 @@
+"""Sharded runs (``argbench evaluate ... --shard I/N``) merged by ``argbench merge``: N shards
+give the document one process gives (CQs-Gen STS, ClaimDiff AUROC, CAM AR F1, with
+bootstrap intervals), for N in 1, 2, 3, 7, on the real corpora; a missing shard makes a
+partial merge marked as such; overlapping shards, fragments of another signature, split or
+run, and fragments read as results files are refused, naming the files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+import argbench
+from argbench.cli.exits import exit_for
+from argbench.results import (
+    FragmentError,
+    ResultsFileError,
+    Shard,
+    headline_figure,
+    merge_fragments,
+    read_fragment,
+    read_results,
+    same_result,
+    shard_of,
+    write_fragment,
+    write_results,
+)
+
+from .helpers import cli, write
+
+COUNTS = (1, 2, 3, 7)
+
+
+def _unit(text: str) -> float:
+    """A fixed pseudo-random number in [0, 1) for a text (no RNG state between tests)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") / 2**32
+
+
+def sharded(metric, predictions, dataset, config, split, count, tmp_path, **options) -> list:
+    """The fragments of a run split ``count`` ways, written and read back as files."""
+    paths = []
+    for index in range(count):
+        fragment = argbench.evaluate_predictions(
+            metric, predictions, dataset, config, split, shard=f"{index}/{count}", **options
+        )
+        path = tmp_path / f"{metric}-{index}-of-{count}.json"
+        write_fragment(fragment, path)
+        paths.append(path)
+    return paths
+
+
+def assert_merges_to_one_run(metric, predictions, dataset, config, split, tmp_path, **options):
+    whole = argbench.evaluate_predictions(metric, predictions, dataset, config, split, **options)
+    write_results(whole, tmp_path / "whole.json")
+    whole = read_results(tmp_path / "whole.json")
+    for count in COUNTS:
+        paths = sharded(metric, predictions, dataset, config, split, count, tmp_path, **options)
+        fragments = [read_fragment(p) for p in paths]
+        assert sorted(i for f in fragments for i in f["item_ids"]) == sorted(whole["item_ids"])
+        merged = merge_fragments(paths[::-1])  # any order of the fragments
+        out = tmp_path / f"merged-{count}.json"
+        write_results(merged, out)
+        assert same_result(whole, read_results(out)), f"{count} shards differ from one run"
+        if count > 1:  # the shards' own figures are not the run's: the merge recomputes
+            own = [f["result"] for f in fragments if f["result"]]
+            assert any(r != whole["result"] for r in own)
+    return whole
+
+
+# ---- the real corpora: N shards = one process ----
+
+
+def test_claimdiff_auroc_of_shards_is_the_one_run(real_corpora, tmp_path):
+    where = {"sources": str(real_corpora.mirror), "cache_dir": real_corpora.cache}
+    test = real_corpora.load("claimdiff", "S", "test")
+    predictions = [
+        {"pair_id": r["pair_id"], "score": 0.35 * r["label"] + 0.65 * _unit(r["pair_id"])}
+        for r in test
+    ]
+    whole = assert_merges_to_one_run(
+        "claim_relation",
+        predictions,
+        "claimdiff",
+        "S",
+        "test",
+        tmp_path,
+        options={"threshold": 0.5},
+        **where,
+    )
+    assert whole["n_items"] == 1084 and 0.6 < whole["result"]["auroc"] < 1
+
+
+def test_cam_ar_f1_with_intervals_of_shards_is_the_one_run(real_corpora, tmp_path):
+    where = {"sources": str(real_corpora.mirror), "cache_dir": real_corpora.cache}
+    silver = real_corpora.load("cam_answers", "silver", "train")
+    predictions = [
+        {"question_id": r["question_id"], "answer_index": r["answer_index"], "answer": r["answer"]}
+        for r in silver
+    ]
+    whole = assert_merges_to_one_run(
+        "argument_relevance",
+        predictions,
+        "cam_answers",
+        "silver",
+        "train",
+        tmp_path,
+        ci=True,
+        resamples=500,
+        **where,
+    )
+    assert whole["n_items"] == 336 and whole["result"]["ci"]["f1"]["low"] < whole["result"]["f1"]
+
+
+@pytest.mark.slow
+def test_cqs_gen_sts_of_shards_is_the_one_run(real_corpora, tmp_path, minilm):
+    where = {"sources": str(real_corpora.mirror), "cache_dir": real_corpora.cache}
+    validation = real_corpora.load("cqs_gen", "interventions", "validation")
+    predictions = [  # three of its references, reworded: some match, some do not
+        {
+            "intervention_id": r["intervention_id"],
+            "cqs": [f"So {ref['cq'][0].lower()}{ref['cq'][1:]}" for ref in r["references"][:3]],
+        }
+        for r in validation
+    ]
+    whole = assert_merges_to_one_run(
+        "cq_reference_match",
+        predictions,
+        "cqs_gen",
+        "interventions",
+        "validation",
+        tmp_path,
+        options={"model": minilm, "threshold": 0.6},
+        ci=True,
+        resamples=500,
+        **where,
+    )
+    assert whole["n_items"] == 186 and 0 < whole["result"]["score"] < 1
+
+
+# ---- the fixtures: what a merge refuses or marks ----
+
+
+@pytest.fixture
+def cam(fixture_mirror, cache_dir):
+    """cam_answers silver from the fixture files (9 answers): predictions and where."""
+    where = {"sources": str(fixture_mirror("cam_answers")), "cache_dir": cache_dir}
+    rows = argbench.load_dataset("cam_answers", "silver", "train", **where)
+    predictions = [
+        {"question_id": r["question_id"], "answer_index": r["answer_index"], "answer": r["answer"]}
+        for r in rows
+    ]
+    return predictions, where
+
+
+def cam_fragments(cam, tmp_path, count=3, name="s", **options) -> list:
+    predictions, where = cam
+    (tmp_path / name).mkdir()
+    return sharded(
+        "argument_relevance",
+        predictions,
+        "cam_answers",
+        "silver",
+        "train",
+        count,
+        tmp_path / name,
+        **where,
+        **options,
+    )
+
+
+def test_shard_of_is_stable_and_partitions():
+    # pinned: the same ids land in the same shards on every machine and release
+    assert [shard_of(f"q{i}", 7) for i in range(8)] == [4, 4, 4, 5, 1, 0, 0, 3]
+    expected = int(hashlib.sha256(b"pair-1_rev").hexdigest()[:16], 16) % 3
+    assert shard_of("pair-1_rev", 3) == expected
+    ids = [f"item-{i}" for i in range(1000)]
+    counts = [sum(Shard(i, 4).owns(x) for x in ids) for i in range(4)]
+    assert sum(counts) == 1000 and min(counts) > 200
+    for bad in ("3/3", "-1/2", "1", "a/b", "0/0"):
+        with pytest.raises(ValueError, match="I/N|0 <= I < N"):
+            Shard.parse(bad)
+
+
+def test_seven_shards_of_nine_items_some_empty_still_merge(cam, tmp_path):
+    predictions, where = cam
+    whole = argbench.evaluate_predictions(
+        "argument_relevance", predictions, "cam_answers", "silver", "train", **where
+    )
+    paths = cam_fragments(cam, tmp_path, count=7)
+    empty = [p for p in paths if not read_fragment(p)["item_ids"]]
+    assert empty  # 9 items in 7 shards: some hold none, and say so without a signature
+    assert read_fragment(empty[0])["signature"] is None
+    assert same_result(whole, merge_fragments(paths))
+
+
+def test_missing_shard_is_a_partial_merge_marked_incomplete(cam, tmp_path):
+    paths = cam_fragments(cam, tmp_path, count=3)
+    held = [p for p in paths if read_fragment(p)["item_ids"]]
+    notes = []
+    doc = merge_fragments(held[1:], note=notes.append)
+    absent = read_fragment(held[0])["shard"]["index"]
+    assert doc["complete"] is False and doc["shards"]["missing"] == [absent]
+    assert any("missing" in n for n in notes)
+    write_results(doc, tmp_path / "partial.json")
+    figure = headline_figure(read_results(tmp_path / "partial.json"))
+    assert figure["partial"] and not figure["complete"]
+    # control: all shards, no mark
+    full = merge_fragments(paths)
+    assert "complete" not in full and "shards" not in full
+
+
+def test_one_shard_twice_and_overlapping_items_are_refused(cam, tmp_path):
+    paths = cam_fragments(cam, tmp_path, count=3)
+    with pytest.raises(FragmentError, match="are both shard"):
+        merge_fragments([paths[0], paths[1], paths[0]])
+    # a fragment that claims another shard's item (written whole, as a wrong hash would)
+    donor, taker = (read_fragment(p) for p in paths[:2])
+    assert donor["item_ids"] and taker["item_ids"]
+    for field in ("item_ids", "positions", "records"):
+        taker[field] = taker[field] + donor[field][:1]
+    write_fragment(taker, tmp_path / "overlap.json")
+    with pytest.raises(FragmentError, match="both hold item"):
+        merge_fragments([paths[0], tmp_path / "overlap.json", paths[2]])
+
+
+def test_fragments_of_another_signature_or_run_are_refused(cam, tmp_path):
+    paths = cam_fragments(cam, tmp_path, count=2)
+    other = cam_fragments(cam, tmp_path, count=2, name="t", options={"relevance_threshold": 3})
+    with pytest.raises(FragmentError, match="another run"):
+        merge_fragments([paths[0], other[1]])
+    mixed = cam_fragments(cam, tmp_path, count=3, name="u")
+    with pytest.raises(FragmentError, match="different numbers of shards"):
+        merge_fragments([paths[0], mixed[1]])
+    # the signature alone differs (the run digest agreeing): still refused
+    doc = read_fragment(other[1])
+    doc["run"] = read_fragment(paths[1])["run"]
+    write_fragment(doc, tmp_path / "resigned.json")
+    with pytest.raises(FragmentError, match="signature"):
+        merge_fragments([paths[0], tmp_path / "resigned.json"])
+
+
+def test_a_fragment_is_not_a_results_file_and_the_reverse(cam, tmp_path):
+    predictions, where = cam
+    paths = cam_fragments(cam, tmp_path, count=2)
+    with pytest.raises(ResultsFileError, match="argbench merge"):
+        read_results(paths[0])
+    whole = argbench.evaluate_predictions(
+        "argument_relevance", predictions, "cam_answers", "silver", "train", **where
+    )
+    write_results(whole, tmp_path / "whole.json")
+    with pytest.raises(FragmentError, match="results file of a whole run"):
+        merge_fragments([tmp_path / "whole.json"])
+    edited = json.loads(paths[1].read_text())
+    edited["records"] = edited["records"][::-1]
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    with pytest.raises(FragmentError, match="digest"):
+        merge_fragments([paths[0], tmp_path / "edited.json"])
+
+
+def test_cli_shards_merge_into_the_file_of_one_run(cam, tmp_path, capsys):
+    predictions, where = cam
+    path = write(tmp_path / "mine.jsonl", predictions)
+    common = ["--dataset", "cam_answers", "--config", "silver", "--sources", where["sources"]]
+    common += ["--cache-dir", where["cache_dir"], "--ci", "--resamples", "300"]
+    code, _, err = cli(
+        capsys, "evaluate", "argument_relevance", path, *common, "--out", str(tmp_path / "w.json")
+    )
+    assert code == 0, err
+    parts = []
+    for index in range(3):
+        part = str(tmp_path / f"part-{index}.json")
+        code, out, err = cli(
+            capsys,
+            "evaluate",
+            "argument_relevance",
+            path,
+            *common,
+            "--shard",
+            f"{index}/3",
+            "--out",
+            part,
+        )
+        assert code == 0, err
+        assert f"shard {index}/3" in out and "fragment written" in err
+        parts.append(part)
+    code, out, err = cli(capsys, "merge", *parts, "--out", str(tmp_path / "m.json"))
+    assert code == 0, err
+    assert "9 items merged from 3 fragment(s)" in out
+    whole, merged = read_results(tmp_path / "w.json"), read_results(tmp_path / "m.json")
+    assert same_result(whole, merged) and merged["command"].startswith("argbench merge ")
+    # refusals exit 2 and name the files; a partial merge exits 0 with a warning
+    code, _, err = cli(capsys, "merge", parts[0], parts[0], "--out", str(tmp_path / "x.json"))
+    assert code == exit_for("merge", "fragments") == 2 and "both shard 0/3" in err
+    code, _, err = cli(capsys, "merge", parts[1], parts[2], "--out", str(tmp_path / "p.json"))
+    assert code == 0 and "0/3 missing" in err
+    assert read_results(tmp_path / "p.json")["complete"] is False
+    code, _, err = cli(
+        capsys, "evaluate", "argument_relevance", path, *common, "--shard", "3/3", "--out", "y"
+    )
+    assert code == 2 and "0 <= I < N" in err
+    code, _, err = cli(capsys, "evaluate", "argument_relevance", path, "--shard", "0/2")
+    assert code == 2 and "--shard goes with FILE --dataset --out" in err
