@@ -10,6 +10,7 @@ judgment: the judges raise :class:`JudgmentError` for any, or mark the result in
 
 from __future__ import annotations
 
+import copy
 import os
 import queue
 import sys
@@ -49,6 +50,13 @@ _STOP_STATUS = {
     403: "the endpoint refused the API key: check ${key} or llm={{'api_key': ...}}",
     404: "no such model or path: check the model name and base_url (${url})",
 }
+
+
+class EndpointDown(LLMError):
+    """One of several base URLs stopped answering (connections refused after every retry):
+    its requests go to the others."""
+
+
 # (base_url, model) pairs already told that their replies are not cached: said once
 _TOLD_UNIDENTIFIED: set[tuple] = set()
 
@@ -69,6 +77,15 @@ class ChatEndpoint:
     ``model_id`` (else ``$ARGBENCH_LLM_MODEL_ID``) names the model behind the endpoint when
     the server cannot identify it (:mod:`argbench.llm.identity`); replies are cached under
     the model's identity only.
+
+    Several servers of one judge: ``base_url`` a list (or ``$ARGBENCH_LLM_BASE_URL`` with
+    commas). Each server's identity is found from the server itself (its weights, what it
+    reports, a probe reply) and must be the same, else :class:`ValueError` names them. Each
+    gets its own workers and its own measured concurrency (:mod:`argbench.llm.dispatch`) and
+    takes the next prompt when it is free, so a faster server judges more; a server whose
+    connections fail every retry is left, and its prompts go to the others (the run stops
+    only when none answers). Every prompt's reply reaches the cache once, from the one
+    server that answered it; ``served`` counts the replies each base URL gave in the last run.
     """
 
     def __init__(
@@ -94,9 +111,10 @@ class ChatEndpoint:
         self.model = model or os.environ.get(MODEL_ENV)
         if not self.model:
             raise ValueError(f"no LLM model given: pass llm={{'model': ...}} or set ${MODEL_ENV}")
-        self.base_url = (
+        self.base_urls = _base_urls(
             base_url or os.environ.get(BASE_URL_ENV) or os.environ.get("OPENAI_BASE_URL")
         )
+        self.base_url = self.base_urls[0] if self.base_urls else None
         self.api_key = api_key or os.environ.get(KEY_ENV) or os.environ.get("OPENAI_API_KEY")
         if not self.api_key:
             raise ValueError(
@@ -129,7 +147,9 @@ class ChatEndpoint:
         self.model_id = named_from_env(model_id)
         self.identity: Identity | None = None  # found by the first complete() (or signature)
         self.concurrency: int | None = None  # requests in flight the server runs (measured)
+        self.served: dict[str, int] = {}  # base URL -> replies it gave in the last complete()
         self._client = None
+        self._replicas: list[ChatEndpoint] | None = None
 
     def signature_fields(self, prompt_template: str, system: str | None = None) -> list[tuple]:
         """What of this judge can change a metric's number, for the metric's signature: the
@@ -221,9 +241,18 @@ class ChatEndpoint:
         self.structured_used = "off"
 
     def _request(
-        self, index: int, prompt: str, system: str | None, run: Run, gate: Gate, choices=None
+        self,
+        index: int,
+        prompt: str,
+        system: str | None,
+        run: Run,
+        gate: Gate,
+        choices=None,
+        failover: bool = False,
     ) -> str | Failed:
-        """One prompt with retries; raises LLMError when the whole run must stop."""
+        """One prompt with retries; raises LLMError when the whole run must stop, and
+        (``failover``: other servers can take it) :class:`EndpointDown` when this server's
+        connections fail every retry."""
         import openai
 
         attempt, requeued = 0, False
@@ -275,6 +304,8 @@ class ChatEndpoint:
             except openai.APIConnectionError as error:
                 why, wait = f"cannot connect ({error.__cause__ or error})", None
                 hint = f"Is the server running? Check base_url / ${BASE_URL_ENV}."
+                if failover and attempt > self.max_retries:
+                    raise EndpointDown(f"{self.where}: {why}, after {attempt} attempts") from None
             finally:
                 gate.leave(started, answered, shared)
             if attempt > self.max_retries and run.keep_going and not run.stop.is_set():
@@ -357,6 +388,7 @@ class ChatEndpoint:
             return isinstance(reply, str) and (accept is None or accept(first[prompt], reply))
 
         self.identity = resolve_identity(self)  # the server may have been restarted
+        self._check_replicas()
         cache = self._cache()
         try:
             unique = list(dict.fromkeys(prompts))
@@ -387,38 +419,99 @@ class ChatEndpoint:
         by_prompt = {**answered, **replies}
         return [by_prompt[p] for p in prompts]
 
+    def replicas(self) -> list[ChatEndpoint]:
+        """One endpoint per base URL (this one when there is one): same settings, own client."""
+        if len(self.base_urls) <= 1:
+            return [self]
+        if self._replicas is None:
+            self._replicas = []
+            for url in self.base_urls:
+                replica = copy.copy(self)
+                replica.base_urls, replica.base_url = [url], url
+                replica._client, replica._replicas, replica.concurrency = None, None, None
+                self._replicas.append(replica)
+        return self._replicas
+
+    def _check_replicas(self) -> None:
+        """Several base URLs: each server's model, as the server shows it (weights it reports,
+        /models, a probe reply; not a name the user vouches for), must be one model."""
+        replicas = self.replicas()
+        if len(replicas) == 1:
+            return
+        found = {}
+        for replica in replicas:
+            shown = copy.copy(replica)
+            shown.weights_sha256 = shown.model_id = None
+            found[replica.base_url] = resolve_identity(shown).key
+        if None in found.values() or len(set(found.values())) > 1:
+            listed = "; ".join(
+                f"{url}: {key or 'nothing identifies it'}" for url, key in found.items()
+            )
+            raise ValueError(
+                f"llm base_url: the {len(found)} servers must serve one model, checked from what "
+                f"each reports and a probe reply, and they do not ({listed})"
+            )
+        for replica in replicas:
+            replica.identity, replica.structured_used = self.identity, self.structured_used
+
     def _complete(self, unique, first, system, keep_going, cache, keys, options, usable) -> dict:
         run = Run(len(unique), keep_going)
         say = self._reporter()
-        gate = Gate(self.max_workers, len(unique), run.stop, say, known=self.concurrency)
+        replicas = self.replicas()
+        failover = len(replicas) > 1
+        for replica in replicas:
+            replica.structured_used = self.structured_used
+        gates = {
+            id(r): Gate(r.max_workers, len(unique), run.stop, say, known=r.concurrency)
+            for r in replicas
+        }
+        alive = set(gates)
+        served = self.served = {r.base_url: 0 for r in replicas}  # counted as replies come
         todo: queue.SimpleQueue = queue.SimpleQueue()
         results: queue.SimpleQueue = queue.SimpleQueue()
         for position in range(len(unique)):
             todo.put(position)
 
-        def work():
-            while not run.stop.is_set():
-                try:
-                    position = todo.get_nowait()
+        def work(replica):
+            gate = gates[id(replica)]
+            while not run.stop.is_set() and id(replica) in alive:
+                try:  # wait, not return: a server that dies hands its prompts back later
+                    position = todo.get(timeout=0.05) if failover else todo.get_nowait()
                 except queue.Empty:
+                    if failover:
+                        continue
                     return
                 prompt = unique[position]
                 try:
-                    reply = self._request(
-                        first[prompt], prompt, system, run, gate, options.get(prompt)
+                    reply = replica._request(
+                        first[prompt], prompt, system, run, gate, options.get(prompt), failover
                     )
+                    with run.lock:
+                        served[replica.base_url] += 1
                     results.put((position, reply))
+                except EndpointDown as error:
+                    with run.lock:
+                        alive.discard(id(replica))
+                        others = len(alive)
+                    if not others:
+                        results.put((position, LLMError(f"{error}; no other server answers")))
+                        return
+                    todo.put(position)  # another server judges it
+                    if say:
+                        say(f"llm: {error}; its prompts go to the {others} other server(s)")
+                    return
                 except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
                     results.put((position, error))
 
-        if unique:
-            self.client  # noqa: B018 - made once here, not by racing worker threads
-        # daemon threads: a request hanging in the socket cannot keep a stopped run alive
-        for _ in range(min(self.max_workers, len(unique))):
-            threading.Thread(target=work, daemon=True).start()
+        # clients made once here, not by racing worker threads; daemon threads: a request
+        # hanging in the socket cannot keep a stopped run alive
+        for replica in replicas if unique else ():
+            replica.client  # noqa: B018
+            for _ in range(min(replica.max_workers, len(unique))):
+                threading.Thread(target=work, args=(replica,), daemon=True).start()
         replies: dict[int, str | Failed] = {}
         last = start = reported = time.monotonic()
-        streak, dead = 0, max(DEAD_STREAK, 2 * self.max_workers)
+        streak, dead = 0, max(DEAD_STREAK, 2 * self.max_workers * len(replicas))
         try:
             while len(replies) < len(unique):
                 wait = self.stall_timeout - (time.monotonic() - last)
@@ -457,8 +550,10 @@ class ChatEndpoint:
                     say(f"{run.line()} ({reported - start:.0f}s)")
         finally:
             run.stop.set()
-            if gate.concurrency is not None:
-                self.concurrency = gate.concurrency
+            for replica in replicas:
+                gate = gates[id(replica)]
+                if gate.concurrency is not None:
+                    replica.concurrency = gate.concurrency
         if say and (self.progress_every == 0 or time.monotonic() - start >= self.progress_every):
             say(f"{run.line()} ({time.monotonic() - start:.0f}s)")
         return {unique[i]: reply for i, reply in replies.items()}
@@ -469,3 +564,18 @@ class ChatEndpoint:
         if callable(self.progress):
             return self.progress
         return lambda line: print(line, file=sys.stderr, flush=True)
+
+
+def _base_urls(value) -> list[str]:
+    """``base_url`` as a list: one URL, a list of them, or several in one string with commas."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        urls = [str(u).strip() for u in value]
+    elif isinstance(value, str):
+        urls = [u.strip() for u in value.split(",")]
+    else:
+        raise ValueError(f"llm base_url must be a URL or a list of URLs, got {value!r}")
+    if not all(urls) or len(set(urls)) != len(urls):
+        raise ValueError(f"llm base_url: empty or repeated URLs in {value!r}")
+    return urls
