@@ -16,3 +16,20 @@ WEBIS_NEVER_COMPARED = -3.0  # the quality columns of an argument that occurs in
 
 # Pairwise outcomes: the order of webis_argquality20's ClassLabel `winner`
 PAIRWISE_OUTCOMES = ("a", "b", "tie")
+
+# LLM judges (argbench.llm.ChatEndpoint): the options that say how to reach and pace the
+# servers, not what judges; two runs that differ only in these judge alike (the signature
+# names the model by its identity), so the shards of one run may set them apart
+LLM_CONNECTION_OPTIONS = (
+    "base_url",
+    "api_key",
+    "timeout",
+    "max_retries",
+    "stall_timeout",
+    "max_workers",
+    "progress",
+    "progress_every",
+    "cache_dir",
+)
+# options never written to a file (a run's record): read from the environment instead
+LLM_SECRET_OPTIONS = ("api_key",)

@@ -301,3 +301,54 @@ def test_cli_shards_merge_into_the_file_of_one_run(cam, tmp_path, capsys):
     assert code == 2 and "0 <= I < N" in err
     code, _, err = cli(capsys, "evaluate", "argument_relevance", path, "--shard", "0/2")
     assert code == 2 and "--shard goes with FILE --dataset --out" in err
+
+
+def test_judged_shards_merge_from_the_reply_cache_without_asking_again(
+    fixture_mirror, cache_dir, tmp_path, monkeypatch
+):
+    """A judge-backed metric scores again at the merge: its replies come from the reply cache
+    the shards filled (here one folder, as on a shared disk), so nothing is judged twice and
+    the judge need not be up. A fragment records no API key, and the shards may each reach
+    their own server (the run digest leaves the address out)."""
+    from .openai_stub import StubServer
+
+    where = {"sources": str(fixture_mirror("cqs_gen")), "cache_dir": cache_dir}
+    rows = argbench.load_dataset("cqs_gen", "interventions", "validation", **where)
+    predictions = [
+        {"intervention_id": r["intervention_id"], "cqs": ["Why?", "Who says so?"]} for r in rows
+    ]
+    monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "from-the-environment")
+    answer = lambda request, number: (200, "0", 0, None)  # noqa: E731
+    with StubServer(answer) as one, StubServer(answer) as other:
+        judge = {"model": "stub", "model_id": "stub-judge", "api_key": "secret-key"}
+        paths = []
+        for index, server in enumerate((one, other)):
+            options = {"matcher": "llm", "llm": {**judge, "base_url": server.base_url}}
+            fragment = argbench.evaluate_predictions(
+                "cq_reference_match",
+                predictions,
+                "cqs_gen",
+                "interventions",
+                "validation",
+                options=options,
+                shard=f"{index}/2",
+                **where,
+            )
+            paths.append(write_fragment(fragment, tmp_path / f"judged-{index}.json"))
+            assert "secret-key" not in paths[-1].read_text()
+        asked = len(one.requests) + len(other.requests)
+        assert asked == 2 * len(rows)  # every question judged once, by its shard's server
+    merged = merge_fragments(paths)  # both servers are down now
+    assert merged["n_items"] == len(rows) and merged["result"]["label_counts"]["Useful"] > 0
+    with StubServer(answer) as again:
+        whole = argbench.evaluate_predictions(
+            "cq_reference_match",
+            predictions,
+            "cqs_gen",
+            "interventions",
+            "validation",
+            options={"matcher": "llm", "llm": {**judge, "base_url": again.base_url}},
+            **where,
+        )
+        assert not again.requests  # the one-process run is served by the same cache
+    assert same_result(whole, merged)

@@ -19,7 +19,15 @@ One concern per module:
 * :mod:`~argbench.llm.errors` -- what a run reports when something goes wrong.
 """
 
-from argbench.llm.client import BASE_URL_ENV, DEAD_STREAK, KEY_ENV, MODEL_ENV, ChatEndpoint
+from argbench.llm.client import (
+    BASE_URL_ENV,
+    CONNECTION_OPTIONS,
+    DEAD_STREAK,
+    KEY_ENV,
+    MODEL_ENV,
+    SECRET_OPTIONS,
+    ChatEndpoint,
+)
 from argbench.llm.errors import Failed, JudgmentError, LLMError
 from argbench.llm.identity import MODEL_ID_ENV, Identity, resolve_identity
 from argbench.llm.judgments import (
@@ -41,6 +49,8 @@ from argbench.llm.structured import (
 )
 
 __all__ = [
+    "CONNECTION_OPTIONS",
+    "SECRET_OPTIONS",
     "BASE_URL_ENV",
     "CACHE_ENV",
     "DEAD_STREAK",

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from argbench.constants import LLM_CONNECTION_OPTIONS as CONNECTION_OPTIONS
+from argbench.constants import LLM_SECRET_OPTIONS as SECRET_OPTIONS
 from argbench.llm.dispatch import Gate, Run
 from argbench.llm.errors import (
     SHOWN,
@@ -34,7 +36,15 @@ from argbench.llm.reply_cache import ReplyCache, default_cache_dir, reply_key
 from argbench.llm.structured import STRUCTURED, structured_label, structured_options
 from argbench.signature import short_hash
 
-__all__ = ["BASE_URL_ENV", "DEAD_STREAK", "KEY_ENV", "MODEL_ENV", "ChatEndpoint"]
+__all__ = [
+    "BASE_URL_ENV",
+    "CONNECTION_OPTIONS",
+    "DEAD_STREAK",
+    "KEY_ENV",
+    "MODEL_ENV",
+    "SECRET_OPTIONS",
+    "ChatEndpoint",
+]
 
 MODEL_ENV = "ARGBENCH_LLM_MODEL"
 BASE_URL_ENV = "ARGBENCH_LLM_BASE_URL"

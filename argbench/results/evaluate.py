@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from argbench._version import __version__
+from argbench.constants import LLM_CONNECTION_OPTIONS, LLM_SECRET_OPTIONS
 from argbench.records import inputs_from_records, resolve_columns
 from argbench.results.document import build_document, plain
 from argbench.results.predictions import _id_fields, join, read_predictions
@@ -192,7 +193,7 @@ def _fragment(
         system=system,
         dataset=identity,
         columns=columns,
-        options=options,
+        options=_judge_options(options, LLM_CONNECTION_OPTIONS),
         intervals=intervals,
         version=__version__,
         predictions=plain(run_of),
@@ -216,7 +217,17 @@ def _fragment(
         missing_positions=[place[key] for key in missing_ids],
         records=[{f: row[f] for f in read if f in row} for row in records],
         columns=columns,
-        options=options,
+        options=_judge_options(options, LLM_SECRET_OPTIONS),
         intervals=intervals,
         command=command,
     )
+
+
+def _judge_options(options: dict, left_out) -> dict:
+    """``options`` with the LLM judge's settings ``left_out`` (an ``llm`` option given as a
+    dict): a fragment records no API key, and its run digest no server address or pacing,
+    so the shards of one run may each reach their own servers."""
+    judge = options.get("llm")
+    if not isinstance(judge, dict):
+        return dict(options)
+    return {**options, "llm": {k: v for k, v in judge.items() if k not in left_out}}
