@@ -100,7 +100,7 @@ tasks:
     corpus: cqs_gen
     config: interventions
     split: validation
-    id_field: intervention_id
+    id_fields: [intervention_id]
     prediction: cqs
     metrics: [cq_reference_match]
     description: a task

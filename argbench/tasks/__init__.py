@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from argbench.scoring import declared_metrics, metric_function
+from argbench.scoring import declaration, metric_function
 from argbench.tasks.kinds import KINDS, Kind
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Task",
     "TaskDeclarationError",
     "hub_tasks",
+    "id_columns",
     "samples",
     "task",
     "tasks",
@@ -67,7 +68,7 @@ class Task:
     corpus: str
     config: str
     split: str
-    id_field: str
+    id_fields: tuple[str, ...]  # the corpus's id columns for an item of the split
     prediction: str
     metrics: tuple[str, ...]
     description: str
@@ -84,6 +85,12 @@ class Task:
     documents: dict = field(default_factory=dict)  # field -> value a harness document has
     dev: dict = field(default_factory=dict)  # where a dev part comes from (kind relation)
     source: str = ""  # the declaring file
+
+    @property
+    def id_field(self) -> str:
+        """The leading id column: what a harness document and its prediction record are keyed
+        by (predictions may give a leading part of the ids, argbench.results.join)."""
+        return self.id_fields[0]
 
     @property
     def behaviour(self) -> Kind:
@@ -133,7 +140,7 @@ class Sample:
 
 
 _FIELDS = {f.name for f in Task.__dataclass_fields__.values()} - {"source"}
-_REQUIRED = ("name", "corpus", "config", "split", "id_field", "prediction", "metrics")
+_REQUIRED = ("name", "corpus", "config", "split", "id_fields", "prediction", "metrics")
 
 
 def _task_of(entry, where: str) -> Task:
@@ -151,15 +158,14 @@ def _task_of(entry, where: str) -> Task:
         raise TaskDeclarationError(f"{at}: missing field(s) {', '.join(missing)}")
     if not entry.get("description"):
         raise TaskDeclarationError(f"{at}: missing field description (a line for docs, --help)")
-    known = declared_metrics()
     values = dict(entry)
-    for key in ("metrics", "judged_metrics", "choices"):
+    for key in ("metrics", "judged_metrics", "choices", "id_fields"):
         values[key] = tuple(entry.get(key) or ())
     for metric in (*values["metrics"], *values["judged_metrics"]):
-        if metric not in known:
-            raise TaskDeclarationError(
-                f"{at}, field metrics: unknown metric {metric!r} (metrics: {', '.join(known)})"
-            )
+        try:
+            declaration(metric)  # imports that metric's module only
+        except ValueError as error:
+            raise TaskDeclarationError(f"{at}, field metrics: {error}") from None
     for key in ("options", "protocol", "hub"):
         for metric in entry.get(key) or {}:
             if metric not in values["metrics"] + values["judged_metrics"]:
@@ -270,6 +276,12 @@ def samples() -> dict[str, Sample]:
             corpus=document["corpus"], **{**spec, "fields": tuple(spec.get("fields") or ())}
         )
     return out
+
+
+def id_columns() -> list[tuple[str, ...]]:
+    """The corpora's id columns the declared tasks name, each once: what joins a system's
+    predictions to a split's rows when the caller names none."""
+    return list(dict.fromkeys(t.id_fields for t in _declared().values()))
 
 
 def hub_tasks(corpus: str | None = None) -> list[HubTask]:
