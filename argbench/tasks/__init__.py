@@ -21,6 +21,7 @@ import functools
 import inspect
 import os
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -40,7 +41,8 @@ __all__ = [
     "tasks",
 ]
 
-HERE = Path(__file__).parent
+# importlib.resources, not __file__: the Spaces run argbench from a zip (argbench.space_bundle)
+HERE = resources.files(__name__)
 
 
 class TaskDeclarationError(ValueError):
@@ -198,11 +200,13 @@ def _files() -> dict[str, dict]:
 
 
 @functools.cache
-def read_files(folder: Path) -> dict[str, dict]:
-    """file (as named in errors) -> its parsed declarations, for each ``*.yaml`` in ``folder``."""
+def read_files(folder) -> dict[str, dict]:
+    """file (as named in errors) -> its parsed declarations, for each ``*.yaml`` in ``folder``
+    (a path, or a folder of a package inside a zip)."""
+    folder = folder if hasattr(folder, "iterdir") else Path(folder)
     out = {}
-    for path in sorted(Path(folder).glob("*.yaml")):
-        where = f"argbench/tasks/{path.name}" if Path(folder) == HERE else str(path)
+    for path in sorted((p for p in folder.iterdir() if p.name.endswith(".yaml")), key=str):
+        where = f"argbench/tasks/{path.name}" if folder == HERE else str(path)
         try:
             document = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as error:
@@ -220,7 +224,7 @@ def _declared() -> dict[str, Task]:
 
 
 @functools.cache
-def read_tasks(folder: Path) -> dict[str, Task]:
+def read_tasks(folder) -> dict[str, Task]:
     """name -> task declared in the ``*.yaml`` files of ``folder``, checked (a malformed
     declaration is a :class:`TaskDeclarationError` naming the file, task and field)."""
     found: dict[str, Task] = {}
