@@ -439,6 +439,7 @@ class ChatEndpoint:
                 replica = copy.copy(self)
                 replica.base_urls, replica.base_url = [url], url
                 replica._client, replica._replicas, replica.concurrency = None, None, None
+                replica.identity = None  # until _check_replicas finds it
                 self._replicas.append(replica)
         return self._replicas
 
@@ -446,8 +447,8 @@ class ChatEndpoint:
         """Several base URLs: each server's model, as the server shows it (weights it reports,
         /models, a probe reply; not a name the user vouches for), must be one model."""
         replicas = self.replicas()
-        if len(replicas) == 1:
-            return
+        if len(replicas) == 1 or all(r.identity is not None for r in replicas[1:]):
+            return  # checked by an earlier complete() of this endpoint (a probe per server)
         found = {}
         for replica in replicas:
             shown = copy.copy(replica)
