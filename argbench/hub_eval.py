@@ -83,6 +83,12 @@ def _task_of(doc: dict) -> HubTask:
 def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, dict]:
     """(file name, entry) of the ``.eval_results/`` entry for a verified results document
     (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not."""
+    if doc.get("shards"):  # argbench merge with shards missing
+        missing = ", ".join(f"{i}/{doc['shards']['count']}" for i in doc["shards"]["missing"])
+        raise NotALeaderboardValue(
+            f"partial results: a merge without shards {missing} (complete: false); merge "
+            "every shard of the run"
+        )
     dataset = doc.get("dataset") or {}
     source = str(dataset.get("source") or "")
     if not source.startswith("hub:") or not dataset.get("commit"):

@@ -12,6 +12,7 @@ import json
 import pytest
 
 import argbench
+from argbench import hub_eval
 from argbench.cli.exits import exit_for
 from argbench.results import (
     FragmentError,
@@ -205,6 +206,8 @@ def test_missing_shard_is_a_partial_merge_marked_incomplete(cam, tmp_path):
     write_results(doc, tmp_path / "partial.json")
     figure = headline_figure(read_results(tmp_path / "partial.json"))
     assert figure["partial"] and not figure["complete"]
+    with pytest.raises(ValueError, match=f"a merge without shards {absent}/3"):
+        hub_eval.eval_results_entry(read_results(tmp_path / "partial.json"))
     # control: all shards, no mark
     full = merge_fragments(paths)
     assert "complete" not in full and "shards" not in full

@@ -206,7 +206,9 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "high": system["high"],
                 "items_scored": sum(1 for v in values if v is not None),
                 "items": len(values),
-                "complete": bool(result.get("complete", True)) and not doc.get("n_missing"),
+                "complete": bool(result.get("complete", True))
+                and not doc.get("n_missing")
+                and doc.get("complete") is not False,  # a merge with shards missing
                 "vs_leader": difference,
                 "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
                 "not_distinguishable_from": apart,
