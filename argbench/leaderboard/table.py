@@ -229,14 +229,15 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     low, high = percentile_interval(means, confidence)
     order = sorted(range(k), key=lambda i: -_sortable(float(point[i])))
     leader = order[0]
-    # pairs (i, m), i < m, as compare orders them: the same numbers as argbench compare's
-    pairs = [(i, m) for i in range(k) for m in range(i + 1, k)]
+    # pairs (i, m), i < m, in compare's order (the same numbers as argbench compare's), as
+    # two index arrays: no Python object per pair
+    a, b = np.triu_indices(k, 1)
     p_of = np.ones((k, k))
     versus: dict[int, dict] = {}
-    if pairs:
-        p_values, exact = permutation_pvalues(matrix, pairs, resamples, seed)
-        a, b = (np.array([p[j] for p in pairs], dtype=int) for j in (0, 1))
-        p_of[a, b] = p_of[b, a] = p_values
+    if len(a):
+        p_of[a, b] = p_of[b, a] = permutation_pvalues(
+            matrix, np.column_stack((a, b)), resamples, seed
+        )[0]
         with_leader = [(min(i, leader), max(i, leader)) for i in order[1:]]
         d_low, d_high = difference_intervals(means, with_leader, confidence)
         for (i, m), lo, hi in zip(with_leader, d_low, d_high, strict=True):

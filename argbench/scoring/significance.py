@@ -128,11 +128,22 @@ def bootstrap_means(scores, resamples: int = 10_000, seed: int = 0) -> np.ndarra
 
 
 def percentile_interval(distribution: np.ndarray, confidence: float = 0.95) -> np.ndarray:
-    """(low, high) per column: percentile interval of a bootstrap distribution (NaN ignored)."""
+    """(low, high) per column: percentile interval of a bootstrap distribution (NaN ignored),
+    a block of columns at a time (percentile works on a copy of what it is given)."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     alpha = (1 - confidence) / 2
     q = [100 * alpha, 100 * (1 - alpha)]
+    distribution = np.asarray(distribution)
+    if distribution.ndim < 2:
+        return _percentiles(distribution, q)
+    out = np.empty((2, *distribution.shape[1:]))
+    for block in _blocks(distribution.shape[1], 8 * distribution.shape[0]):
+        out[:, block] = _percentiles(distribution[:, block], q)
+    return out
+
+
+def _percentiles(distribution: np.ndarray, q: list[float]) -> np.ndarray:
     # numpy's nanpercentile loops over the columns in Python; without NaN, percentile gives
     # the same numbers (the same partition and interpolation per column) several times faster
     if np.isnan(distribution).any():
@@ -140,23 +151,29 @@ def percentile_interval(distribution: np.ndarray, confidence: float = 0.95) -> n
     return np.percentile(distribution, q, axis=0)
 
 
-def _blocks(n_pairs: int, bytes_per_pair: int) -> Iterator[slice]:
-    """Consecutive slices of the pairs, each holding at most PAIR_BLOCK_BYTES of arrays."""
-    step = max(1, PAIR_BLOCK_BYTES // max(1, bytes_per_pair))
-    for start in range(0, n_pairs, step):
-        yield slice(start, min(start + step, n_pairs))
+def _blocks(n: int, bytes_each: int) -> Iterator[slice]:
+    """Consecutive slices of ``n`` pairs (or columns), each holding at most PAIR_BLOCK_BYTES
+    of arrays when one takes ``bytes_each``."""
+    step = max(1, PAIR_BLOCK_BYTES // max(1, bytes_each))
+    for start in range(0, n, step):
+        yield slice(start, min(start + step, n))
 
 
-def difference_intervals(
-    means: np.ndarray, pairs: list[tuple[int, int]], confidence: float = 0.95
-) -> np.ndarray:
+def _pair_arrays(pairs) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) index arrays of ``pairs``: a list of (a, b) tuples or a pairs × 2 array (for
+    many systems: ``numpy.triu_indices`` gives every pair without a tuple per pair)."""
+    indices = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    return indices[:, 0], indices[:, 1]
+
+
+def difference_intervals(means: np.ndarray, pairs, confidence: float = 0.95) -> np.ndarray:
     """(low, high) per pair (a, b): the percentile interval of mean a − mean b over the
     resamples of ``means`` (:func:`bootstrap_means`), computed a block of pairs at a time
     (the resamples × pairs matrix of differences is never held whole)."""
-    a, b = (np.array([p[i] for p in pairs], dtype=int) for i in (0, 1))
-    out = np.empty((2, len(pairs)))
-    # a block's differences and percentile's working copy of them
-    for block in _blocks(len(pairs), 2 * 8 * means.shape[0]):
+    a, b = _pair_arrays(pairs)
+    out = np.empty((2, len(a)))
+    # a block's differences, and percentile's copy of them
+    for block in _blocks(len(a), 2 * 8 * means.shape[0]):
         out[:, block] = percentile_interval(means[:, a[block]] - means[:, b[block]], confidence)
     return out
 
@@ -168,7 +185,7 @@ def _swaps(rng, size: int, n: int) -> np.ndarray:
 
 
 def permutation_pvalues(
-    scores, pairs: list[tuple[int, int]], resamples: int = 10_000, seed: int = 0
+    scores, pairs, resamples: int = 10_000, seed: int = 0
 ) -> tuple[np.ndarray, bool]:
     """Two-sided paired approximate-randomisation p-value of each pair's mean difference.
 
@@ -179,7 +196,7 @@ def permutation_pvalues(
     values = np.where(missing, 0.0, matrix).T
     scored = (~missing).T.astype(float)
     total, count = values.sum(axis=0), scored.sum(axis=0)
-    a, b = (np.array([p[i] for p in pairs], dtype=int) for i in (0, 1))
+    a, b = _pair_arrays(pairs)
     observed = np.abs(total[a] / count[a] - total[b] / count[b])
     tolerance = 1e-9 * max(1.0, float(np.abs(values).max()))  # sums in another order
     exact = n < 63 and 2**n <= resamples
@@ -195,6 +212,9 @@ def permutation_pvalues(
 def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndarray:
     """Per pair: how many swap patterns give |mean a − mean b| >= bound."""
     total, count = values.sum(axis=0), scored.sum(axis=0)
+    # every item scored: each system keeps its count whatever is swapped (count − s + s is
+    # count exactly, integers in floats), so the counts' arithmetic is left out
+    all_scored = bool(scored.all())
     extreme = np.zeros(len(a))
     # per shuffle and pair below: about ten arrays of BATCH × pairs floats at once
     blocks = list(_blocks(len(a), 10 * 8 * BATCH))
@@ -208,13 +228,15 @@ def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndar
         moved, moved_count = swaps @ values, swaps @ scored  # what the swaps take from each
         for block in blocks:
             x, y = a[block], b[block]
+            from_x, from_y = moved[:, x], moved[:, y]
+            if all_scored:
+                count_a, count_b = count[x], count[y]
+            else:
+                taken_x, taken_y = moved_count[:, x], moved_count[:, y]
+                count_a, count_b = count[x] - taken_x + taken_y, count[y] - taken_y + taken_x
             with np.errstate(invalid="ignore", divide="ignore"):
-                mean_a = (total[x] - moved[:, x] + moved[:, y]) / (
-                    count[x] - moved_count[:, x] + moved_count[:, y]
-                )
-                mean_b = (total[y] - moved[:, y] + moved[:, x]) / (
-                    count[y] - moved_count[:, y] + moved_count[:, x]
-                )
+                mean_a = (total[x] - from_x + from_y) / count_a
+                mean_b = (total[y] - from_y + from_x) / count_b
             extreme[block] += (np.abs(mean_a - mean_b) >= bound[block]).sum(axis=0)
     return extreme
 
