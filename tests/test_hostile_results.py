@@ -601,6 +601,7 @@ ELSEWHERE = {
     ("publish", "other-corpus"): "tests/test_hostile_publish.py",
     ("publish", "tag"): "tests/test_hostile_publish.py",
     ("submissions", "collision"): "tests/test_submissions.py",
+    ("compare", "same-results"): "tests/test_system_identity.py",
 }
 HERE = [r for r in REFUSALS if (r.command, r.case) not in ELSEWHERE]
 

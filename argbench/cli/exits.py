@@ -38,6 +38,7 @@ REFUSALS: list[Refusal] = [
     Refusal("evaluate", "judgments", 1, "LLM judgments that failed (without --allow-incomplete) or an endpoint that stopped answering"),
     Refusal("compare", "edited", 2, "a results file that is edited, truncated or not a results file (named: file, field)"),
     Refusal("compare", "not-comparable", 2, "results of different metrics, signatures, splits or items (without --force)"),
+    Refusal("compare", "same-results", 2, "fewer than two different results: one file given twice, or a copy of it (named, with the digest); a repeat beside other results is compared once and named"),
     Refusal("eval-results", "edited", 2, "a results file that is edited or not a results file"),
     Refusal("eval-results", "partial", 2, "partial results: items of the split not scored (--allow-missing, a harness --limit)"),
     Refusal("eval-results", "incomplete", 2, "incomplete results: complete: false (--allow-incomplete)"),
