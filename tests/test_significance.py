@@ -238,3 +238,19 @@ def test_a_board_of_many_systems_stays_within_its_memory_bound(monkeypatch):
     monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", 32 * 1024 * 1024)
     [default], _ = columns(docs, resamples=resamples)
     assert default.rows == column.rows
+
+
+def test_percentile_blocks_with_and_without_unscored_resamples(monkeypatch):
+    """Columns with NaN (a resample that drew no scored item) and columns without, in blocks
+    of one or a few columns: nanpercentile's numbers over the whole matrix."""
+    from argbench.scoring import significance
+
+    rng = np.random.default_rng(8)
+    distribution = rng.random((101, 9))
+    distribution[rng.random((101, 9)) < 0.05] = np.nan
+    distribution[:, [2, 5]] = rng.random((101, 2))  # two columns without NaN
+    alpha = (1 - 0.95) / 2  # as percentile_interval computes it (2.5000000000000022)
+    whole = np.nanpercentile(distribution, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    for block in (1, 8 * 101 * 2, significance.PAIR_BLOCK_BYTES):
+        monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", block)
+        np.testing.assert_array_equal(percentile_interval(distribution), whole)

@@ -243,3 +243,18 @@ def test_labels_stay_apart_when_a_name_reads_as_another_label_or_prefixes_collid
     assert system_labels(["a", "b"], [first, second]) == ["a", "b"]
     with pytest.raises(ValueError, match="the same results twice"):
         system_labels(["a", "b"], [first, first])
+
+
+def test_a_document_in_memory_is_its_content_not_the_digest_it_carries(tmp_path):
+    """A program's copy of a document keeps the ``digest`` field of the file it was read from
+    while its content changed: identity is the content's digest, so the two stay two."""
+    path = write(tmp_path, results("a", OUTPUTS[0]))
+    doc = read_results(path)
+    renamed = {**doc, "system": "b"}  # carries doc's digest, holds other content
+    comparison = compare_results([doc, renamed], resamples=100)
+    assert [s["name"] for s in comparison["systems"]] == ["a", "b"]
+    assert comparison["systems"][0]["digest"] == doc["digest"]
+    assert comparison["systems"][1]["digest"] != doc["digest"] and not comparison["repeated"]
+    # control: the very same document twice is one system, refused with nothing else
+    with pytest.raises(ValueError, match="two or more different results"):
+        compare_results([doc, dict(doc)], resamples=100)
