@@ -103,11 +103,10 @@ EDITS = {  # edit -> what the refusal names
 def test_an_edited_results_file_is_refused_naming_file_and_field(case, tmp_path, capsys):
     change, message = EDITS[case]
     good = write_results(relevance_doc(), tmp_path / "good.json")
-    copy = tmp_path / "copy.json"
-    copy.write_bytes(good.read_bytes())
+    other = write_results(relevance_doc(system="other"), tmp_path / "other.json")
     # control: the file as written reads back, compares and becomes an entry
     assert read_results(good)["result"]["f1"] == pytest.approx(0.5)
-    code, out, _ = cli(capsys, "compare", good, copy)
+    code, out, _ = cli(capsys, "compare", good, other)
     assert code == 0 and "argument_relevance f1" in out
     code, out, _ = cli(capsys, "eval-results", good)
     assert code == 0 and "value: 0.5" in out
@@ -607,6 +606,7 @@ ELSEWHERE = {
     ("publish", "other-corpus"): "tests/test_hostile_publish.py",
     ("publish", "tag"): "tests/test_hostile_publish.py",
     ("submissions", "collision"): "tests/test_submissions.py",
+    ("compare", "same-results"): "tests/test_system_identity.py",
 }
 HERE = [r for r in REFUSALS if (r.command, r.case) not in ELSEWHERE]
 

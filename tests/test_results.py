@@ -296,7 +296,8 @@ def test_compare_refuses_another_dataset_version(cam, tmp_path, capsys):
     assert code == 2 and "dataset version (2.0.0 in" in err
     code, _, err = cli(capsys, "compare", mine)
     assert code == 2 and "two or more" in err
-    code, _, err = cli(capsys, "compare", mine, mine, "--key", "n_answers")
+    again = str(write_results({**read_results(mine), "system": "again"}, tmp_path / "again.json"))
+    code, _, err = cli(capsys, "compare", mine, again, "--key", "n_answers")
     assert code == 2 and "no per-item n_answers" in err
     not_results = write(tmp_path / "x.json", {"f1": 1})
     code, _, err = cli(capsys, "compare", mine, not_results)

@@ -150,3 +150,107 @@ def test_bad_input_is_an_error():
         percentile_interval(np.zeros((3, 1)), 95)
     with pytest.raises(ValueError, match="2 names for 3 systems"):
         compare_systems(systems(), ["a", "b"])
+
+
+# ---------------------------------------------------------------- bounded memory (issue 35)
+
+
+def old_input():
+    rng = np.random.default_rng(35)
+    scores = rng.integers(0, 4, (3, 30)) / 3
+    scores[rng.random((3, 30)) < 0.15] = np.nan
+    return scores
+
+
+# compare_systems(old_input(), ["a", "b", "c"], resamples=400, seed=7, confidence=0.9) as
+# argbench computed it before the resamples came in chunks and the pairs in blocks (commit
+# 1957694): the same numbers, to the last bit
+BEFORE_SYSTEMS = [
+    ("a", 0.5641025641025641, 0.4442460317460317, 0.6817168338907464),
+    ("b", 0.4137931034482758, 0.3111111111111111, 0.5222222222222223),
+    ("c", 0.46376811594202894, 0.3333333333333333, 0.5972222222222222),
+]
+BEFORE_PAIRS = [
+    ("a", "b", 0.1503094606542883, 0.005818965517241403, 0.2820770704391393, 0.10723192019950124),
+    ("a", "c", 0.10033444816053516, -0.08087667887667888, 0.2822185061315494, 0.39650872817955113),
+    ("b", "c", -0.049975012493753135, -0.1995674755214985, 0.11182121060681775, 0.6384039900249376),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("block_bytes", [None, 1, 4000])
+def test_chunks_and_blocks_change_no_number(block_bytes, monkeypatch):
+    """One pair (or one column) per block, a few per block, or the default: the numbers of
+    the whole-matrix computation before, bit for bit."""
+    from argbench.scoring import significance
+
+    if block_bytes is not None:
+        monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", block_bytes)
+    result = compare_systems(old_input(), ["a", "b", "c"], resamples=400, seed=7, confidence=0.9)
+    assert [tuple(s.values()) for s in result["systems"]] == BEFORE_SYSTEMS
+    assert [tuple(p.values()) for p in result["pairs"]] == BEFORE_PAIRS
+
+
+def test_the_resample_chunks_are_the_resamples_of_the_intervals():
+    """bootstrap_chunks gives, a chunk at a time, the very resamples bootstrap_means stacks
+    (what a rank interval over the same resamples reads); bad scores fail at the call."""
+    from argbench.scoring.significance import BATCH, bootstrap_chunks
+
+    scores = old_input()
+    chunks = list(bootstrap_chunks(scores, 300, seed=2))
+    assert all(len(c) <= BATCH for c in chunks) and sum(len(c) for c in chunks) == 300
+    np.testing.assert_array_equal(np.vstack(chunks), bootstrap_means(scores, 300, seed=2))
+    with pytest.raises(ValueError, match="no scored item"):
+        bootstrap_chunks([[np.nan, np.nan]], 10)  # before the first chunk is asked for
+    with pytest.raises(ValueError, match="resamples must be >= 1"):
+        bootstrap_chunks(scores, 0)
+
+
+def test_a_board_of_many_systems_stays_within_its_memory_bound(monkeypatch):
+    """Old: the board's statistics held resamples × pairs floats and copies of them (169 MB
+    for this column of 120 systems at 1,000 resamples; 10.6 GB for 300 at 10,000). New:
+    the resamples × systems means and blocks of at most PAIR_BLOCK_BYTES (here 2 MB)."""
+    import sys
+    import tracemalloc
+    from pathlib import Path
+
+    from argbench.leaderboard.table import columns
+    from argbench.scoring import significance
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    try:
+        from bench_board import documents
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", 2 * 1024 * 1024, raising=False)
+    systems, resamples = 120, 1000
+    docs = documents(systems, 30)
+    tracemalloc.start()
+    try:
+        [column], _ = columns(docs, resamples=resamples)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    means = 8 * resamples * systems  # the resampled means, and percentile's copy of them
+    bound = 2 * means + 3 * 2 * 1024 * 1024 + 64 * systems**2 + 4 * 1024 * 1024
+    assert peak < bound, f"peak {peak / 2**20:.1f} MB above the bound {bound / 2**20:.1f} MB"
+    # control: the board is whole, and the same with the default blocks
+    assert len(column.rows) == systems
+    monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", 32 * 1024 * 1024)
+    [default], _ = columns(docs, resamples=resamples)
+    assert default.rows == column.rows
+
+
+def test_percentile_blocks_with_and_without_unscored_resamples(monkeypatch):
+    """Columns with NaN (a resample that drew no scored item) and columns without, in blocks
+    of one or a few columns: nanpercentile's numbers over the whole matrix."""
+    from argbench.scoring import significance
+
+    rng = np.random.default_rng(8)
+    distribution = rng.random((101, 9))
+    distribution[rng.random((101, 9)) < 0.05] = np.nan
+    distribution[:, [2, 5]] = rng.random((101, 2))  # two columns without NaN
+    alpha = (1 - 0.95) / 2  # as percentile_interval computes it (2.5000000000000022)
+    whole = np.nanpercentile(distribution, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    for block in (1, 8 * 101 * 2, significance.PAIR_BLOCK_BYTES):
+        monkeypatch.setattr(significance, "PAIR_BLOCK_BYTES", block)
+        np.testing.assert_array_equal(percentile_interval(distribution), whole)

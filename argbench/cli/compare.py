@@ -25,6 +25,10 @@ when 2^items <= resamples: then p is exact).
 Results must share the metric signature and the split (name, config, split, version, content
 hash) and score the same items; otherwise compare refuses and names what differs. --force
 compares anyway (on the common items) and says so in the output.
+
+A system is its results file (its digest), not its name: two files that carry one name are
+shown apart by a digest prefix ("Same [3f2a1b9c]"), and the same results given twice (the
+file twice, or a copy) are compared once, the repeat named in the output.
 """
 
 _EPILOG = """\
@@ -104,6 +108,11 @@ def format_comparison(c: dict) -> str:
     ]
     for what in c["forced"]:
         lines.append(f"FORCED (--force): {what}")
+    for r in c.get("repeated", []):
+        lines.append(f"compared once: {r['label']} holds the same results as {r['same_as']}")
+    commits = {s.get("dataset_commit") for s in c["systems"]}
+    if len(commits) > 1:  # the same content loaded at several Hub commits
+        lines += [f"dataset commit of {s['name']}: {s.get('dataset_commit')}" for s in c["systems"]]
     width = max(len("system"), *(len(s["name"]) for s in c["systems"]))
     lines += ["", f"{'system':<{width}}  {c['key']:>8}  {level} CI"]
     for s in c["systems"]:

@@ -40,6 +40,7 @@ REFUSALS: list[Refusal] = [
     Refusal("merge", "fragments", 2, "fragments of different metrics, signatures, splits or runs, one shard twice, overlapping items, or a file that is not a fragment (named: files); missing shards make a partial merge marked complete: false (exit 0)"),
     Refusal("evaluate", "shard", 2, "--shard that is not I/N with 0 <= I < N, or without FILE --dataset --out"),
     Refusal("compare", "not-comparable", 2, "results of different metrics, signatures, splits or items (without --force)"),
+    Refusal("compare", "same-results", 2, "fewer than two different results: one file given twice, or a copy of it (named, with the digest); a repeat beside other results is compared once and named"),
     Refusal("eval-results", "edited", 2, "a results file that is edited or not a results file"),
     Refusal("eval-results", "partial", 2, "partial results: items of the split not scored (--allow-missing, a harness --limit)"),
     Refusal("eval-results", "incomplete", 2, "incomplete results: complete: false (--allow-incomplete)"),

@@ -20,8 +20,10 @@ task, one page per system, and the tables as leaderboard.csv / leaderboard.json.
 A task (a column) holds results of one measurement: the same metric signature, split (content
 hash), harness task and items; anything else is a task of its own. Each row: rank, score with
 its bootstrap interval, items scored, complete or not, the paired test against the leader and
-the systems it cannot be told apart from (argbench compare's statistics). Pages work offline
-from disk (sorting and filtering are inline JavaScript; plots are inline SVG)."""
+the systems it cannot be told apart from (argbench compare's statistics). A row is a results
+file (its digest), the system name a label: two files of one name are shown apart by a digest
+prefix, the same file given twice is one row (the repeat is reported as not placed). Pages
+work offline from disk (sorting and filtering are inline JavaScript; plots are inline SVG)."""
 
 
 def add_commands(subparsers) -> None:

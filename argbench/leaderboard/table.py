@@ -7,6 +7,19 @@ A column holds results of one measurement only: the same metric and signature, t
 differ in any of these go to another column, whose header says what it is; a result with no
 per-item headline cannot be ranked and is refused with the reason. Files are read only
 through :func:`argbench.results.read_results`, which refuses what it cannot trust.
+
+A row is a results file, identified by its digest (the one written with it and checked when it
+is read); the system name is a label. The same results given twice (a file named twice, a copy
+of it) are one row, the repeat listed with the refused ones; two files that carry one name in
+a column are shown apart by a digest prefix (:func:`argbench.results.compare.system_labels`);
+every row names its own dataset version and commit.
+
+Memory is bounded (:mod:`argbench.scoring.significance`): a column's statistics hold its
+resamples × systems matrix of resampled means (80 MB for 1,000 systems at 10,000 resamples)
+and blocks of pairs, never a matrix per pair; only the pairs with the leader get a
+difference interval (what a row shows), every pair gets its p-value (who cannot be told
+apart). :func:`resample_chunks` gives the same resamples, a chunk at a time, to a statistic that
+needs them (a rank interval).
 """
 
 from __future__ import annotations
@@ -18,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argbench.io import atomic_write, write_json
-from argbench.results import DATASET_FIELDS, compare_results, read_results
+from argbench.results import DATASET_FIELDS, content_digest, read_results
+from argbench.results.compare import aligned_scores, distinct, shared_dataset, system_labels
 from argbench.scoring import headline_or_none
 from argbench.signature import Signature
 
@@ -59,6 +73,7 @@ class Column:
     task: str | None
     docs: list = field(default_factory=list)
     paths: list = field(default_factory=list)
+    digests: list = field(default_factory=list)  # each document's identity
     rows: list = field(default_factory=list)
     correlation: dict | None = None
 
@@ -124,10 +139,22 @@ def columns(
     read_docs, *, resamples=10_000, seed=0, confidence=0.95
 ) -> tuple[list[Column], list[dict]]:
     """(columns, refused): each column ranked (:func:`rank`); ``refused``: ``{"path",
-    "system", "reason"}`` for results that cannot sit in any column."""
+    "system", "reason"}`` for results that cannot sit in any column, and for a repeat of
+    results already on the board (same digest: one row)."""
+    read_docs = list(read_docs)
+    digests = [content_digest(doc) for _, doc in read_docs]
+    kept, repeats = distinct(digests, [path for path, _ in read_docs])
+    refused = [
+        {
+            "path": r["label"],
+            "system": read_docs[r["index"]][1].get("system"),
+            "reason": f"the same results as {r['same_as']} (digest {r['digest']}): one row",
+        }
+        for r in repeats
+    ]
     groups: dict[str, Column] = {}
-    refused = []
-    for path, doc in read_docs:
+    for index in kept:
+        path, doc = read_docs[index]
         key = headline_key(doc)
         per_item = (doc.get("result") or {}).get("per_item") or {}
         if key is None or key not in per_item:
@@ -147,76 +174,109 @@ def columns(
             )
         groups[ident].docs.append(doc)
         groups[ident].paths.append(path)
+        groups[ident].digests.append(digests[index])
     out = list(groups.values())
     for column in out:
+        column.dataset = shared_dataset(column.docs)  # a commit that differs: per row
         rank(column, resamples=resamples, seed=seed, confidence=confidence)
     out.sort(key=lambda c: (c.benchmark, c.title(), c.signature))
     return out, refused
 
 
-def _stats(column: Column, resamples, seed, confidence) -> dict:
-    from argbench.scoring.significance import compare_systems
+def scores(column: Column):
+    """systems × items (numpy; NaN: not scored): the column's per-item headline values, in
+    the order of ``column.docs`` and of its first document's items."""
+    return aligned_scores(column.docs, column.key, column.docs[0]["item_ids"])
 
-    if len(column.docs) > 1:
-        return compare_results(
-            column.docs, column.key, resamples=resamples, seed=seed, confidence=confidence
-        )
-    doc = column.docs[0]  # compare needs two: one system's interval is the same bootstrap
-    values = [float("nan") if v is None else v for v in doc["result"]["per_item"][column.key]]
-    return compare_systems([values], [str(doc.get("system"))], resamples, seed, confidence)
+
+def resample_chunks(column: Column, *, resamples=10_000, seed=0):
+    """The column's paired bootstrap resamples, a chunk at a time (resamples × systems, in the
+    order of ``column.docs``): the very resamples :func:`rank`'s intervals come from with the
+    same ``resamples`` and ``seed`` (:func:`argbench.scoring.significance.bootstrap_chunks`)."""
+    from argbench.scoring.significance import bootstrap_chunks
+
+    return bootstrap_chunks(scores(column), resamples, seed)
+
+
+def _labels(column: Column) -> list[str]:
+    names = [
+        str(doc.get("system") or Path(path).name)
+        for doc, path in zip(column.docs, column.paths, strict=True)
+    ]
+    return system_labels(names, column.digests)
 
 
 def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     """Fill ``column.rows``: best first, each with its interval, the paired test against the
-    leader and the systems it cannot be told apart from (p >= 0.05, either direction)."""
-    stats = _stats(column, resamples, seed, confidence)
-    p_of = {}
-    for pair in stats["pairs"]:
-        p_of[(pair["a"], pair["b"])] = p_of[(pair["b"], pair["a"])] = pair
-    order = sorted(range(len(column.docs)), key=lambda i: -_sortable(stats["systems"][i]["score"]))
-    leader = stats["systems"][order[0]]["name"]
+    leader and the systems it cannot be told apart from (p >= 0.05, either direction).
+
+    Every system is one document (index ``row["index"]`` into ``column.docs``); pairs are
+    pairs of documents, never of names."""
+    import numpy as np
+
+    from argbench.scoring.significance import (
+        bootstrap_means,
+        difference_intervals,
+        percentile_interval,
+        permutation_pvalues,
+    )
+
+    matrix = scores(column)
+    k = len(column.docs)
+    labels = _labels(column)
+    means = bootstrap_means(matrix, resamples, seed)
+    point = np.nanmean(matrix, axis=1)
+    low, high = percentile_interval(means, confidence)
+    order = sorted(range(k), key=lambda i: -_sortable(float(point[i])))
+    leader = order[0]
+    # pairs (i, m), i < m, in compare's order (the same numbers as argbench compare's), as
+    # two index arrays: no Python object per pair
+    a, b = np.triu_indices(k, 1)
+    p_of = np.ones((k, k))
+    versus: dict[int, dict] = {}
+    if len(a):
+        p_of[a, b] = p_of[b, a] = permutation_pvalues(
+            matrix, np.column_stack((a, b)), resamples, seed
+        )[0]
+        with_leader = [(min(i, leader), max(i, leader)) for i in order[1:]]
+        d_low, d_high = difference_intervals(means, with_leader, confidence)
+        for (i, m), lo, hi in zip(with_leader, d_low, d_high, strict=True):
+            system = m if i == leader else i
+            sign = 1 if i == system else -1  # row − leader from the pair's a − b
+            versus[system] = {
+                "difference": sign * float(point[i] - point[m]),
+                "low": sign * float(lo if sign > 0 else hi),
+                "high": sign * float(hi if sign > 0 else lo),
+                "p_value": float(p_of[i, m]),
+            }
     rows = []
     for place, i in enumerate(order, 1):
-        doc, system = column.docs[i], stats["systems"][i]
-        values = doc["result"]["per_item"][column.key]
-        pair = p_of.get((system["name"], leader))
-        difference = None
-        if pair is not None:
-            sign = 1 if pair["a"] == system["name"] else -1
-            difference = {
-                "difference": sign * pair["difference"],
-                "low": sign * (pair["low"] if sign > 0 else pair["high"]),
-                "high": sign * (pair["high"] if sign > 0 else pair["low"]),
-                "p_value": pair["p_value"],
-            }
-        apart = [
-            other["name"]
-            for other in stats["systems"]
-            if other["name"] != system["name"]
-            and p_of[(system["name"], other["name"])]["p_value"] >= ALPHA
-        ]
-        result = doc["result"]
+        doc, result = column.docs[i], column.docs[i]["result"]
+        values = result["per_item"][column.key]
+        difference = versus.get(i)
+        apart = [labels[m] for m in np.flatnonzero(p_of[i] >= ALPHA) if m != i]
         rows.append(
             {
                 "rank": place,
                 "index": i,  # of the document in column.docs
-                "system": system["name"],
-                "score": system["score"],
-                "low": system["low"],
-                "high": system["high"],
+                "system": labels[i],
+                "digest": column.digests[i],
+                "score": float(point[i]),
+                "low": float(low[i]),
+                "high": float(high[i]),
                 "items_scored": sum(1 for v in values if v is not None),
                 "items": len(values),
                 "complete": bool(result.get("complete", True))
                 and not doc.get("n_missing")
                 and doc.get("complete") is not False,  # a merge with shards missing
                 "vs_leader": difference,
-                "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
+                "tied_with_leader": difference is None or difference["p_value"] >= ALPHA,
                 "not_distinguishable_from": apart,
                 "human_score": result.get("human_score"),
                 "figures": _figures(result, column.key),
                 "flags": _flags(doc),
-                "dataset_version": _revision(column.dataset),
-                "content_hash": column.dataset.get("content_hash"),
+                "dataset_version": _revision(doc.get("dataset") or {}),
+                "content_hash": (doc.get("dataset") or {}).get("content_hash"),
                 "signature": doc["signature"],
                 "model": _model(doc["signature"]),
                 "harness": harness_text(doc),
@@ -225,7 +285,12 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
             }
         )
     column.rows = rows
-    column.stats = {k: stats[k] for k in ("n_items", "resamples", "seed", "confidence")}
+    column.stats = {
+        "n_items": int(matrix.shape[1]),
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": confidence,
+    }
     human = [r for r in rows if r["human_score"] is not None]
     if len(human) >= 3:
         from argbench.scoring.cq_submissions import ranking_correlation
@@ -276,6 +341,7 @@ FIELDS = [
     "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
     "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
+    "digest",
 ]  # fmt: skip
 
 

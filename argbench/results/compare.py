@@ -1,15 +1,31 @@
 """Comparing systems scored on one split: paired bootstrap intervals and randomisation tests
-over the per-item values that each metric's declaration names (its headline's ``pair``)."""
+over the per-item values that each metric's declaration names (its headline's ``pair``).
+
+A system is its results, not its name: a document is identified by its digest
+(:func:`~argbench.results.document.content_digest`, the one written with the file and checked
+when it is read), the name it carries is a label. The same results given twice are compared
+once (:func:`distinct`); two results that carry one name are told apart by their digest
+(:func:`system_labels`). ``argbench compare`` and the leaderboard share these.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from argbench.results.document import content_digest
 from argbench.results.verify import read_results, verify_document
 from argbench.scoring import headline_or_none
 from argbench.signature import Signature
 
-__all__ = ["DATASET_FIELDS", "compare_results"]
+__all__ = [
+    "DATASET_FIELDS",
+    "aligned_scores",
+    "compare_results",
+    "distinct",
+    "shared_dataset",
+    "short_id",
+    "system_labels",
+]
 
 # what must agree between results besides the signature (the name may be a folder's or a
 # Hub repo's for the same data: the content hash says whether the data are the same)
@@ -34,6 +50,77 @@ def _differences(docs: list[dict], labels: list[str]) -> list[str]:
     return out
 
 
+def short_id(digest: str, length: int = 8) -> str:
+    """The first ``length`` hex digits of a digest (``sha256:3f2a…`` -> ``3f2a1b9c``)."""
+    return digest.split(":", 1)[-1][:length]
+
+
+def distinct(digests: list[str], labels: list[str]) -> tuple[list[int], list[dict]]:
+    """(the index of the first of each digest, in order; one ``{"index", "label", "same_as",
+    "digest"}`` per repeat): the same results given twice (a file named twice, or a copy of
+    it) are one system, never two rows that shift every rank below them. ``digests``: each
+    document's :func:`~argbench.results.document.content_digest`."""
+    first: dict[str, int] = {}
+    kept, repeats = [], []
+    for index, digest in enumerate(digests):
+        if digest in first:
+            repeats.append(
+                {
+                    "index": index,
+                    "label": labels[index],
+                    "same_as": labels[first[digest]],
+                    "digest": digest,
+                }
+            )
+        else:
+            first[digest] = index
+            kept.append(index)
+    return kept, repeats
+
+
+def system_labels(names: list[str], digests: list[str]) -> list[str]:
+    """One label per system, all different: its name, followed by ``[<digest prefix>]`` when
+    another system carries the same name (another run, another dataset commit, a reused
+    ``--system``); the prefix is as long as it takes to tell the digests apart. Digests must
+    differ (:func:`distinct`)."""
+    if len(set(digests)) != len(digests):
+        raise ValueError("system_labels: the same results twice (call distinct first)")
+    length = 8
+    while len({short_id(d, length) for d in digests}) < len(digests):
+        length += 4
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    labels = [
+        f"{name} [{short_id(digest, length)}]" if counts[name] > 1 else name
+        for name, digest in zip(names, digests, strict=True)
+    ]
+    if len(set(labels)) < len(labels):  # a name that reads as another's label: mark all
+        labels = [f"{n} [{short_id(d, length)}]" for n, d in zip(names, digests, strict=True)]
+    return labels
+
+
+def shared_dataset(docs: list[dict]) -> dict:
+    """The split's identity as far as every document agrees on it: a field that differs
+    (the Hub commit of one copy of the same content) is left out here and named per system."""
+    first = docs[0].get("dataset") or {}
+    return {
+        k: v for k, v in first.items() if all((d.get("dataset") or {}).get(k) == v for d in docs)
+    }
+
+
+def aligned_scores(docs: list[dict], key: str, order: list[str]):
+    """systems × items (numpy, NaN where an item is not scored): each document's per-item
+    ``key`` values, joined by item id in ``order``."""
+    import numpy as np
+
+    rows = []
+    for doc in docs:
+        values = dict(zip(doc["item_ids"], doc["result"]["per_item"][key], strict=True))
+        rows.append([np.nan if values[i] is None else values[i] for i in order])
+    return np.array(rows, dtype=float)
+
+
 def compare_results(
     results, key=None, *, resamples=10_000, seed=0, confidence=0.95, force=False
 ) -> dict:
@@ -44,9 +131,12 @@ def compare_results(
     Results whose signatures or splits differ in anything but the system are refused, naming
     the difference, unless ``force`` (then ``forced`` lists what differs); so are results on
     different items (with ``force``: their common items).
-    """
-    import numpy as np
 
+    Each system is one results document, identified by its digest (``systems[i]["digest"]``,
+    ``pairs[j]["a_digest"]``); its ``name`` is the name it carries, with a digest prefix when
+    another system carries the same one. The same results given twice are compared once and
+    listed in ``repeated``; fewer than two different results are refused.
+    """
     from argbench.scoring.significance import compare_systems
 
     docs, labels = [], []
@@ -57,8 +147,15 @@ def compare_results(
         else:
             labels.append(str(item.get("system")) if isinstance(item, dict) else "results")
             docs.append(verify_document(item, labels[-1]))
-    if len(docs) < 2:
-        raise ValueError("compare needs two or more results")
+    digests = [content_digest(d) for d in docs]
+    kept, repeated = distinct(digests, labels)
+    if len(kept) < 2:
+        same = "".join(
+            f": {r['label']} holds the same results as {r['same_as']} (digest {r['digest']})"
+            for r in repeated[:1]
+        )
+        raise ValueError(f"compare needs two or more different results{same}")
+    docs, labels, digests = ([x[i] for i in kept] for x in (docs, labels, digests))
     metrics = {d["metric"] for d in docs}
     if len(metrics) > 1:
         raise ValueError(f"results of different metrics cannot be compared: {sorted(metrics)}")
@@ -92,21 +189,23 @@ def compare_results(
     if not common:
         raise ValueError("the results have no item in common")
     order = [i for i in docs[0]["item_ids"] if i in common]
-    rows = []
-    for doc in docs:
-        values = dict(zip(doc["item_ids"], doc["result"]["per_item"][key], strict=True))
-        rows.append([np.nan if values[i] is None else values[i] for i in order])
-    names = [str(d.get("system") or label) for d, label in zip(docs, labels, strict=True)]
-    for index, name in enumerate(names):
-        if names.count(name) > 1:
-            names[index] = f"{name} ({labels[index]})"
-    stats = compare_systems(rows, names, resamples, seed, confidence)
+    names = system_labels(
+        [str(d.get("system") or label) for d, label in zip(docs, labels, strict=True)], digests
+    )
+    stats = compare_systems(aligned_scores(docs, key, order), names, resamples, seed, confidence)
+    for system, doc, digest, label in zip(stats["systems"], docs, digests, labels, strict=True):
+        commit = (doc.get("dataset") or {}).get("commit")
+        system.update(digest=digest, source=label, dataset_commit=commit)
+    index = {name: i for i, name in enumerate(names)}
+    for pair in stats["pairs"]:
+        pair.update(a_digest=digests[index[pair["a"]]], b_digest=digests[index[pair["b"]]])
     return {
         "metric": metric,
         "key": key,
         "signature": docs[0]["signature"],
         "signatures": {name: d["signature"] for name, d in zip(names, docs, strict=True)},
-        "dataset": docs[0].get("dataset"),
+        "dataset": shared_dataset(docs),
         "forced": forced,
+        "repeated": repeated,
         **stats,
     }

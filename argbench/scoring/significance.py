@@ -19,19 +19,37 @@ mean over its scored items, as the metrics average them.
 
 Vectorised: a batch of resamples becomes a resamples × items count (or swap) matrix, and
 one matrix product with the items × systems score matrix gives every system's resampled
-sums at once, so the cost barely grows with the number of systems or pairs.
+sums at once, so the cost barely grows with the number of systems.
+
+Bounded memory: the resamples are drawn in chunks (:func:`bootstrap_chunks`), and what is
+computed per pair (a difference's resampled values, a shuffle's means) is computed for a
+block of pairs at a time, at most :data:`PAIR_BLOCK_BYTES` of working arrays. What grows is
+the resamples × systems matrix of resampled means, 8 bytes each (80 MB for 1,000 systems at
+10,000 resamples), never resamples × pairs (40 GB for the same board). The blocks change the
+order of nothing: the numbers are those of one whole-matrix computation, bit for bit.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from itertools import combinations
 
 import numpy as np
 
-__all__ = ["bootstrap_means", "compare_systems", "percentile_interval", "permutation_pvalues"]
+__all__ = [
+    "PAIR_BLOCK_BYTES",
+    "bootstrap_chunks",
+    "bootstrap_means",
+    "compare_systems",
+    "difference_intervals",
+    "percentile_interval",
+    "permutation_pvalues",
+]
 
 BATCH = 64  # resamples per batch: small enough for the counts to stay in cache (2× faster than 512)
+# working memory for the arrays computed per pair (a block of pairs at a time): 32 MB
+PAIR_BLOCK_BYTES = 32 * 1024 * 1024
 
 
 def _one_blas_thread():
@@ -65,17 +83,25 @@ def _sums(weights: np.ndarray, values: np.ndarray, scored: np.ndarray | None):
     return sums, counts
 
 
-def bootstrap_means(scores, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
-    """resamples × systems: each system's mean over the scored items of each paired resample."""
+def bootstrap_chunks(scores, resamples: int = 10_000, seed: int = 0) -> Iterator[np.ndarray]:
+    """The paired resamples, a chunk at a time: each chunk is size × systems, every system's
+    mean over the scored items of one resample per row (NaN: no scored item drawn), in the
+    order :func:`bootstrap_means` stacks them. A statistic over the same resamples as the
+    score intervals (a system's rank in each resample) reads these chunks, holding one chunk
+    at a time. The scores are checked here, before the first chunk is asked for."""
     matrix = _matrix(scores)
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
+    return _bootstrap_chunks(matrix, resamples, seed)
+
+
+def _bootstrap_chunks(matrix: np.ndarray, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """(the checks done) BLAS is held to one thread while the chunks are drawn."""
     n = matrix.shape[1]
     missing = np.isnan(matrix)
     values = np.where(missing, 0.0, matrix).T  # items × systems
     scored = None if not missing.any() else (~missing).T.astype(float)
     rng = np.random.default_rng(seed)
-    out = np.empty((resamples, matrix.shape[0]))
     offsets = (np.arange(min(BATCH, resamples), dtype=np.int64) * n)[:, None]
     with _one_blas_thread():
         for start in range(0, resamples, BATCH):
@@ -85,16 +111,71 @@ def bootstrap_means(scores, resamples: int = 10_000, seed: int = 0) -> np.ndarra
             counts = np.bincount((index + offsets[:size]).ravel(), minlength=size * n)
             sums, totals = _sums(counts.reshape(size, n).astype(float), values, scored)
             with np.errstate(invalid="ignore", divide="ignore"):
-                out[start : start + size] = sums / totals  # 0/0: no scored item drawn
+                yield sums / totals  # 0/0: no scored item drawn
+
+
+def bootstrap_means(scores, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+    """resamples × systems: each system's mean over the scored items of each paired resample
+    (the chunks of :func:`bootstrap_chunks`, stacked)."""
+    matrix = _matrix(scores)
+    chunks = bootstrap_chunks(matrix, resamples, seed)  # checks resamples
+    out = np.empty((resamples, matrix.shape[0]))
+    start = 0
+    for chunk in chunks:
+        out[start : start + len(chunk)] = chunk
+        start += len(chunk)
     return out
 
 
 def percentile_interval(distribution: np.ndarray, confidence: float = 0.95) -> np.ndarray:
-    """(low, high) per column: percentile interval of a bootstrap distribution (NaN ignored)."""
+    """(low, high) per column: percentile interval of a bootstrap distribution (NaN ignored),
+    a block of columns at a time (percentile works on a copy of what it is given)."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     alpha = (1 - confidence) / 2
-    return np.nanpercentile(distribution, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    q = [100 * alpha, 100 * (1 - alpha)]
+    distribution = np.asarray(distribution)
+    if distribution.ndim < 2:
+        return _percentiles(distribution, q)
+    out = np.empty((2, *distribution.shape[1:]))
+    for block in _blocks(distribution.shape[1], 8 * distribution.shape[0]):
+        out[:, block] = _percentiles(distribution[:, block], q)
+    return out
+
+
+def _percentiles(distribution: np.ndarray, q: list[float]) -> np.ndarray:
+    # numpy's nanpercentile loops over the columns in Python; without NaN, percentile gives
+    # the same numbers (the same partition and interpolation per column) several times faster
+    if np.isnan(distribution).any():
+        return np.nanpercentile(distribution, q, axis=0)
+    return np.percentile(distribution, q, axis=0)
+
+
+def _blocks(n: int, bytes_each: int) -> Iterator[slice]:
+    """Consecutive slices of ``n`` pairs (or columns), each holding at most PAIR_BLOCK_BYTES
+    of arrays when one takes ``bytes_each``."""
+    step = max(1, PAIR_BLOCK_BYTES // max(1, bytes_each))
+    for start in range(0, n, step):
+        yield slice(start, min(start + step, n))
+
+
+def _pair_arrays(pairs) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) index arrays of ``pairs``: a list of (a, b) tuples or a pairs × 2 array (for
+    many systems: ``numpy.triu_indices`` gives every pair without a tuple per pair)."""
+    indices = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    return indices[:, 0], indices[:, 1]
+
+
+def difference_intervals(means: np.ndarray, pairs, confidence: float = 0.95) -> np.ndarray:
+    """(low, high) per pair (a, b): the percentile interval of mean a − mean b over the
+    resamples of ``means`` (:func:`bootstrap_means`), computed a block of pairs at a time
+    (the resamples × pairs matrix of differences is never held whole)."""
+    a, b = _pair_arrays(pairs)
+    out = np.empty((2, len(a)))
+    # a block's differences, and percentile's copy of them
+    for block in _blocks(len(a), 2 * 8 * means.shape[0]):
+        out[:, block] = percentile_interval(means[:, a[block]] - means[:, b[block]], confidence)
+    return out
 
 
 def _swaps(rng, size: int, n: int) -> np.ndarray:
@@ -104,7 +185,7 @@ def _swaps(rng, size: int, n: int) -> np.ndarray:
 
 
 def permutation_pvalues(
-    scores, pairs: list[tuple[int, int]], resamples: int = 10_000, seed: int = 0
+    scores, pairs, resamples: int = 10_000, seed: int = 0
 ) -> tuple[np.ndarray, bool]:
     """Two-sided paired approximate-randomisation p-value of each pair's mean difference.
 
@@ -115,7 +196,7 @@ def permutation_pvalues(
     values = np.where(missing, 0.0, matrix).T
     scored = (~missing).T.astype(float)
     total, count = values.sum(axis=0), scored.sum(axis=0)
-    a, b = (np.array([p[i] for p in pairs], dtype=int) for i in (0, 1))
+    a, b = _pair_arrays(pairs)
     observed = np.abs(total[a] / count[a] - total[b] / count[b])
     tolerance = 1e-9 * max(1.0, float(np.abs(values).max()))  # sums in another order
     exact = n < 63 and 2**n <= resamples
@@ -131,7 +212,12 @@ def permutation_pvalues(
 def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndarray:
     """Per pair: how many swap patterns give |mean a − mean b| >= bound."""
     total, count = values.sum(axis=0), scored.sum(axis=0)
+    # every item scored: each system keeps its count whatever is swapped (count − s + s is
+    # count exactly, integers in floats), so the counts' arithmetic is left out
+    all_scored = bool(scored.all())
     extreme = np.zeros(len(a))
+    # per shuffle and pair below: about ten arrays of BATCH × pairs floats at once
+    blocks = list(_blocks(len(a), 10 * 8 * BATCH))
     for start in range(0, draws, BATCH):
         size = min(BATCH, draws - start)
         if exact:
@@ -140,14 +226,18 @@ def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndar
         else:
             swaps = _swaps(rng, size, n)
         moved, moved_count = swaps @ values, swaps @ scored  # what the swaps take from each
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_a = (total[a] - moved[:, a] + moved[:, b]) / (
-                count[a] - moved_count[:, a] + moved_count[:, b]
-            )
-            mean_b = (total[b] - moved[:, b] + moved[:, a]) / (
-                count[b] - moved_count[:, b] + moved_count[:, a]
-            )
-        extreme += (np.abs(mean_a - mean_b) >= bound).sum(axis=0)
+        for block in blocks:
+            x, y = a[block], b[block]
+            from_x, from_y = moved[:, x], moved[:, y]
+            if all_scored:
+                count_a, count_b = count[x], count[y]
+            else:
+                taken_x, taken_y = moved_count[:, x], moved_count[:, y]
+                count_a, count_b = count[x] - taken_x + taken_y, count[y] - taken_y + taken_x
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean_a = (total[x] - from_x + from_y) / count_a
+                mean_b = (total[y] - from_y + from_x) / count_b
+            extreme[block] += (np.abs(mean_a - mean_b) >= bound[block]).sum(axis=0)
     return extreme
 
 
@@ -182,8 +272,7 @@ def compare_systems(
         "pairs": [],
     }
     if pairs:
-        a, b = (np.array([p[i] for p in pairs]) for i in (0, 1))
-        d_low, d_high = percentile_interval(means[:, a] - means[:, b], confidence)
+        d_low, d_high = difference_intervals(means, pairs, confidence)
         p_values, exact = permutation_pvalues(matrix, pairs, resamples, seed)
         for j, (i, m) in enumerate(pairs):
             result["pairs"].append(
