@@ -103,13 +103,23 @@ def lm_eval_path() -> Path:
     files = _files()
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
     folder = cache_folder(CACHE_ENV, "lm_eval_tasks") / digest
-    if _holds(folder, files):
-        return folder
+    for _ in range(5):  # other processes may be writing (or replacing a damaged copy) at once
+        if _holds(folder, files):
+            return folder
+        _write(folder, files, digest)
+    if not _holds(folder, files):
+        raise OSError(f"{folder}: could not write argbench's lm-eval task files there")
+    return folder
+
+
+def _write(folder: Path, files: dict[str, str], digest: str) -> None:
+    """Write ``files`` into a staging folder and swap it in; a damaged ``folder`` is moved
+    aside first, unless another process has made it right meanwhile."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{digest}-", dir=folder.parent))
     for file_name, text in files.items():
         (staging / file_name).write_text(text, encoding="utf-8")
-    if folder.exists():  # damaged: moved aside, then replaced (another process may race us)
+    if folder.exists() and not _holds(folder, files):
         stale = Path(tempfile.mkdtemp(prefix=f".{digest}-stale-", dir=folder.parent))
         try:
             os.replace(folder, stale / "old")
@@ -120,9 +130,6 @@ def lm_eval_path() -> Path:
         os.replace(staging, folder)  # atomic; another process may have written it first
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
-    if not _holds(folder, files):
-        raise OSError(f"{folder}: could not write argbench's lm-eval task files there")
-    return folder
 
 
 def _holds(folder: Path, files: dict[str, str]) -> bool:
