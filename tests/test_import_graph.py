@@ -116,6 +116,8 @@ LAZY_MODULES: dict[str, str] = {
     "argbench.scoring.cq_reference_match": "numpy",
     "argbench.scoring.cq_submissions": "numpy",
     "argbench.scoring.significance": "numpy",
+    "argbench.scoring.statistics": "numpy",
+    "argbench.scoring.judge_card": "numpy",
     "argbench.scoring.sparsification": "numpy",
     "argbench.leaderboard.cqs_submissions": "numpy",
     "argbench.reproduce": "numpy",

@@ -15,11 +15,10 @@ from argbench.leaderboard.cqs_submissions import (
     results_documents,
     write_submission_files,
 )
+from argbench.scoring.statistics import ranking_correlation, ranks
 from argbench.scoring.cq_submissions import (
     PROTOCOL,
     VectorTable,
-    ranking_correlation,
-    ranks,
     score_systems,
     split_submissions,
 )

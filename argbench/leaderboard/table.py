@@ -61,6 +61,7 @@ class Column:
     paths: list = field(default_factory=list)
     rows: list = field(default_factory=list)
     correlation: dict | None = None
+    ties: dict | None = None  # tie groups (Holm over every pair): argbench.scoring.statistics
 
     @property
     def slug(self) -> str:
@@ -167,8 +168,10 @@ def _stats(column: Column, resamples, seed, confidence) -> dict:
 
 
 def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
-    """Fill ``column.rows``: best first, each with its interval, the paired test against the
-    leader and the systems it cannot be told apart from (p >= 0.05, either direction)."""
+    """Fill ``column.rows``: best first, each with its interval, its 95 % rank interval (the
+    same bootstrap resamples), its tie group (letters: Holm over every pair), the paired test
+    against the leader and the systems it cannot be told apart from (unadjusted p >= 0.05,
+    either direction)."""
     stats = _stats(column, resamples, seed, confidence)
     p_of = {}
     for pair in stats["pairs"]:
@@ -207,6 +210,9 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "items_scored": sum(1 for v in values if v is not None),
                 "items": len(values),
                 "complete": bool(result.get("complete", True)) and not doc.get("n_missing"),
+                "rank_low": system["rank_low"],
+                "rank_high": system["rank_high"],
+                "group": system["group"],
                 "vs_leader": difference,
                 "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
                 "not_distinguishable_from": apart,
@@ -224,9 +230,10 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         )
     column.rows = rows
     column.stats = {k: stats[k] for k in ("n_items", "resamples", "seed", "confidence")}
+    column.ties = stats["ties"]
     human = [r for r in rows if r["human_score"] is not None]
     if len(human) >= 3:
-        from argbench.scoring.cq_submissions import ranking_correlation
+        from argbench.scoring.statistics import ranking_correlation
 
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]
@@ -271,7 +278,7 @@ def _sortable(value) -> float:
 
 
 FIELDS = [
-    "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
+    "rank", "rank_low", "rank_high", "group", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
     "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
 ]  # fmt: skip

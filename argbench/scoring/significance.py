@@ -29,8 +29,11 @@ from itertools import combinations
 
 import numpy as np
 
+from argbench.scoring.statistics import RankCounter, resample_counts, tie_groups
+
 __all__ = ["bootstrap_means", "compare_systems", "percentile_interval", "permutation_pvalues"]
 
+TIE_ALPHA = 0.05  # family-wise error of the tie groups (Holm over every pair)
 BATCH = 64  # resamples per batch: small enough for the counts to stay in cache (2× faster than 512)
 
 
@@ -74,18 +77,16 @@ def bootstrap_means(scores, resamples: int = 10_000, seed: int = 0) -> np.ndarra
     missing = np.isnan(matrix)
     values = np.where(missing, 0.0, matrix).T  # items × systems
     scored = None if not missing.any() else (~missing).T.astype(float)
-    rng = np.random.default_rng(seed)
     out = np.empty((resamples, matrix.shape[0]))
-    offsets = (np.arange(min(BATCH, resamples), dtype=np.int64) * n)[:, None]
+    start = 0
     with _one_blas_thread():
-        for start in range(0, resamples, BATCH):
-            size = min(BATCH, resamples - start)
-            # the draws of scipy.stats.bootstrap, batch after batch of the same stream
-            index = rng.integers(0, n, (size, n))
-            counts = np.bincount((index + offsets[:size]).ravel(), minlength=size * n)
-            sums, totals = _sums(counts.reshape(size, n).astype(float), values, scored)
+        # the draws of scipy.stats.bootstrap, batch after batch of the same stream
+        for counts in resample_counts(n, resamples, seed, BATCH):
+            size = len(counts)
+            sums, totals = _sums(counts.astype(float), values, scored)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[start : start + size] = sums / totals  # 0/0: no scored item drawn
+            start += size
     return out
 
 
@@ -154,8 +155,11 @@ def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndar
 def compare_systems(
     scores, names=None, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
 ) -> dict:
-    """Every system's score with its paired bootstrap interval, and for each pair (a, b) the
-    difference a − b with its interval and the randomisation p-value."""
+    """Every system's score with its paired bootstrap interval and its rank interval (the
+    same resamples: :class:`~argbench.scoring.statistics.RankCounter`), for each pair (a, b)
+    the difference a − b with its interval and the randomisation p-value, and ``ties``: the
+    groups of systems that cannot be told apart after Holm's correction over every pair
+    (:func:`~argbench.scoring.statistics.tie_groups`); higher scores rank first."""
     matrix = _matrix(scores)
     k = matrix.shape[0]
     names = [f"system {i}" for i in range(k)] if names is None else list(names)
@@ -164,6 +168,9 @@ def compare_systems(
     means = bootstrap_means(matrix, resamples, seed)
     point = np.nanmean(matrix, axis=1)
     low, high = percentile_interval(means, confidence)
+    counter = RankCounter(k)
+    counter.add(means)
+    rank_ci = counter.intervals(confidence)
     pairs = list(combinations(range(k), 2))
     result = {
         "n_items": int(matrix.shape[1]),
@@ -176,11 +183,14 @@ def compare_systems(
                 "score": float(point[i]),
                 "low": float(low[i]),
                 "high": float(high[i]),
+                "rank_low": rank_ci[i][0],
+                "rank_high": rank_ci[i][1],
             }
             for i in range(k)
         ],
         "pairs": [],
     }
+    p_of = {}
     if pairs:
         a, b = (np.array([p[i] for p in pairs]) for i in (0, 1))
         d_low, d_high = percentile_interval(means[:, a] - means[:, b], confidence)
@@ -197,4 +207,13 @@ def compare_systems(
                 }
             )
         result["p_exact"] = exact
+        p_of = {pair: float(p) for pair, p in zip(pairs, p_values, strict=True)}
+    ties = tie_groups(point, p_of, alpha=TIE_ALPHA)
+    for i, letters in enumerate(ties["letters"]):
+        result["systems"][i]["group"] = letters
+    result["ties"] = {
+        "method": ties["method"],
+        "alpha": ties["alpha"],
+        "groups": [[names[i] for i in group] for group in ties["groups"]],
+    }
     return result
