@@ -15,13 +15,13 @@ from argbench.leaderboard.cqs_submissions import (
     results_documents,
     write_submission_files,
 )
-from argbench.scoring.statistics import ranking_correlation, ranks
 from argbench.scoring.cq_submissions import (
     PROTOCOL,
     VectorTable,
     score_systems,
     split_submissions,
 )
+from argbench.scoring.statistics import ranking_correlation, ranks
 
 NAMES = list(CQ_LABELS)
 

@@ -246,11 +246,10 @@ def publish_space(args) -> int:
 def _cmd_judge_card(args) -> int:
     from argbench.leaderboard.cqs_submissions import choose_model
     from argbench.leaderboard.judge_cards import card_text, cqs_gen_card, write_card
-    from argbench.results import load_split
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    split = load_split("cqs_gen", "extended", "test", sources=args.sources, cache_dir=args.cache_dir)
+    split = {"sources": args.sources, "cache_dir": args.cache_dir}
     options = {
         "threshold": args.threshold,
         "interventions": args.interventions,
@@ -264,14 +263,14 @@ def _cmd_judge_card(args) -> int:
 
         with serve_gguf(Path(args.judge[len("gguf:") :])) as endpoint:
             endpoint.cache_dir = False  # a card times and repeats real requests
-            doc = cqs_gen_card(split, llm=endpoint, **options)
+            doc = cqs_gen_card(llm=endpoint, **split, **options)
     elif args.judge:
         from argbench.llm import ChatEndpoint
 
-        doc = cqs_gen_card(split, llm=ChatEndpoint(args.judge, cache_dir=False), **options)
+        doc = cqs_gen_card(llm=ChatEndpoint(args.judge, cache_dir=False), **split, **options)
     else:
         embedder, _ = choose_model(args.model, log=options["log"])
-        doc = cqs_gen_card(split, model=embedder, **options)
+        doc = cqs_gen_card(model=embedder, **split, **options)
     path, page = write_card(doc, out)
     print(card_text(doc))
     print(f"card: {path}, {page}")

@@ -16,7 +16,6 @@ from argbench.constants import CQS_GEN_STS_MODEL
 from argbench.embedding import Embedder, ModelUnavailableError, offline_minilm
 from argbench.io import claim_output, write_json
 from argbench.results import add_intervals, build_document, load_split, write_results_once
-from argbench.scoring.statistics import ranking_correlation, ranks
 from argbench.scoring.cq_submissions import (
     N_SUBMISSIONS,
     NOTE,
@@ -25,6 +24,7 @@ from argbench.scoring.cq_submissions import (
     split_submissions,
     submission_name,
 )
+from argbench.scoring.statistics import ranking_correlation, ranks
 
 
 def write_submission_files(

@@ -15,9 +15,11 @@ from html import escape
 from pathlib import Path
 
 from argbench.io import atomic_write
-from argbench.results import build_document, read_results, write_results
+from argbench.results import build_document, load_split, read_results, write_results
 from argbench.results.document import content_digest, plain
+from argbench.scoring import judge_card as compute
 from argbench.scoring.cq_reference_match import threshold_field
+from argbench.scoring.cq_submissions import N_SUBMISSIONS
 from argbench.signature import Signature
 
 METRIC = "judge_card"
@@ -32,17 +34,28 @@ def judge_fields(signature: str) -> dict[str, str]:
     return {k: v for k, v in parsed.fields.items() if k not in NOT_JUDGE}
 
 
-def sample_rows(rows: list[dict], interventions: int | None) -> list[dict]:
-    """The first ``interventions`` rows in file order (None: all): the card's stated sample."""
-    if interventions is None:
-        return rows
-    if interventions < 1 or interventions > len(rows):
-        raise ValueError(f"--interventions must be 1..{len(rows)}, got {interventions}")
-    return rows[:interventions]
+def sample_rows(rows: list[dict], interventions: int | None, submissions: int | None = None):
+    """The first ``interventions`` rows in file order (None: all), and in them the questions
+    of the first ``submissions`` submissions (None: all): the card's stated sample."""
+    if interventions is not None:
+        if interventions < 1 or interventions > len(rows):
+            raise ValueError(f"--interventions must be 1..{len(rows)}, got {interventions}")
+        rows = rows[:interventions]
+    if submissions is not None:
+        if submissions < 3:
+            raise ValueError(f"submissions must be 3 or more (a ranking), got {submissions}")
+        rows = [
+            {**row, "references": [r for r in row["references"] if r["submission"] < submissions]}
+            for row in rows
+        ]
+    return rows
 
 
-def cqs_gen_card(split, **options) -> dict:
-    """:func:`card_document` on ``load_split("cqs_gen", "extended", "test")``."""
+def cqs_gen_card(split=None, *, sources=None, cache_dir=None, **options) -> dict:
+    """:func:`card_document` on ``split`` (default: ``load_split("cqs_gen", "extended",
+    "test")`` from ``sources``)."""
+    if split is None:
+        split = load_split("cqs_gen", "extended", "test", sources=sources, cache_dir=cache_dir)
     names = split.data.features["references"].feature["label"].names
     return card_document(split.data.to_list(), names, split, **options)
 
@@ -57,6 +70,7 @@ def card_document(
     llm=None,
     matcher=None,
     interventions: int | None = None,
+    submissions: int | None = None,
     resamples: int = 1_000,
     seed: int = 0,
     consistency: bool | None = None,
@@ -72,10 +86,8 @@ def card_document(
     unscored), or a callable ``matcher`` (``cq_reference_match``'s). ``interventions``: the
     first N interventions only (a stated sample). ``consistency``: ask the LLM again and with
     the references reordered (default: for an LLM)."""
-    from argbench.scoring import judge_card as compute  # numpy
-
     total = len(rows)
-    rows = sample_rows(list(rows), interventions)
+    rows = sample_rows(list(rows), interventions, submissions)
     if llm is not None:
         judge = {"matcher": "llm", "llm": llm, "on_failure": "incomplete"}
     elif matcher is not None:
@@ -108,6 +120,7 @@ def card_document(
         resamples=resamples,
         seed=seed,
         match=match,
+        expected=submissions or N_SUBMISSIONS,
     )
     signature = Signature.parse(questions["signature"])
     if sts:
@@ -120,7 +133,13 @@ def card_document(
     seconds = time.perf_counter() - start
     judgments = agreement["n"] + agreement["n_unscored"] + systems["n_judgments"]
     timed = questions["seconds"] + systems["seconds"]
-    sample = SAMPLE_ALL if interventions is None else f"first {interventions} interventions"
+    sample = (
+        ", ".join(
+            [f"first {interventions} interventions"] * (interventions is not None)
+            + [f"first {submissions} submissions"] * (submissions is not None)
+        )
+        or SAMPLE_ALL
+    )
     card_signature = Signature(
         METRIC,
         [
@@ -137,7 +156,8 @@ def card_document(
         "sample": {
             "interventions": len(rows),
             "of": total,
-            "which": "all" if interventions is None else "the first in file order",
+            "which": sample,
+            "submissions": systems["correlation"]["n"],
             "questions": agreement["n"] + agreement["n_unscored"],
         },
         "question_level": {
@@ -239,15 +259,17 @@ def card_for(cards: list[dict], metric: str, signature: str) -> dict | None:
         if c["result"]["judge"]["metric"] == metric
         and all(fields.get(k) == v for k, v in c["result"]["judge"]["fields"].items())
     ]
-    found.sort(key=lambda c: (c["result"]["sample"]["which"] != "all", c.get("created") or ""))
+    found.sort(key=lambda c: (c["result"]["sample"]["which"] != SAMPLE_ALL, c.get("created") or ""))
     return found[0] if found else None
 
 
-def _ci(value, low, high, digits=3) -> str:
-    def f(x):
-        return "—" if x is None else f"{x:.{digits}f}"
+def _f(x, digits=3) -> str:
+    """A figure as the card prints it: undefined (None or NaN) is a dash, never a zero."""
+    return "—" if x is None or x != x else f"{x:.{digits}f}"
 
-    return f"{f(value)} [{f(low)}, {f(high)}]"
+
+def _ci(value, low, high, digits=3) -> str:
+    return f"{_f(value, digits)} [{_f(low, digits)}, {_f(high, digits)}]"
 
 
 def summary(doc: dict) -> dict:
@@ -255,13 +277,15 @@ def summary(doc: dict) -> dict:
     whether κ's interval reaches 0 (no better than chance)."""
     q, s = doc["result"]["question_level"], doc["result"]["system_level"]
     c, iv = s["correlation"], s["intervals"]
-    chance = q["kappa_low"] is None or q["kappa_low"] <= 0
+    undefined = q["kappa"] is None or q["kappa"] != q["kappa"]
+    chance = not undefined and (q["kappa_low"] is None or q["kappa_low"] <= 0)
     return {
         "kappa": _ci(q["kappa"], q["kappa_low"], q["kappa_high"]),
         "spearman": _ci(c["spearman_ranks"], *iv["spearman_ranks"].values()),
         "pearson": _ci(c["pearson_scores"], *iv["pearson_scores"].values()),
         "kendall": _ci(c["kendall_tau"], *iv["kendall_tau"].values()),
         "chance": chance,
+        "undefined": undefined,
         "sample": doc["result"]["sample"]["which"],
         "slug": card_slug(doc),
     }
@@ -278,7 +302,7 @@ def card_text(doc: dict) -> str:
         f"  sample: {r['sample']['interventions']} of {r['sample']['of']} interventions "
         f"({r['sample']['which']}), {r['sample']['questions']:,} labelled questions",
         f"  question level: kappa {sm['kappa']} (95% bootstrap over interventions), agreement "
-        f"{q['accuracy']:.3f}, NAE {q['nae_rate']:.3f}, unscored {q['unscored_rate']:.3f} "
+        f"{_f(q['accuracy'])}, NAE {_f(q['nae_rate'])}, unscored {_f(q['unscored_rate'])} "
         f"({q['n_unscored']:,} of {q['n'] + q['n_unscored']:,})",
         f"  system level (§6.1, {s['correlation']['n']} submissions): Pearson {sm['pearson']}, "
         f"Spearman {sm['spearman']}, Kendall {sm['kendall']}",
@@ -286,16 +310,18 @@ def card_text(doc: dict) -> str:
     if r.get("consistency"):
         c = r["consistency"]
         lines.append(
-            f"  consistency: {c['repeat_changed']:.3f} of {c['n_repeat']:,} answers change when "
-            f"asked again, {c['reorder_changed']:.3f} of {c['n_reorder']:,} with the references "
-            "reordered"
+            f"  consistency: {_f(c['repeat_changed'])} of {c['n_repeat']:,} answers change when "
+            f"asked again, {_f(c['reorder_changed'])} of {c['n_reorder']:,} with the references "
+            "reordered (answers usable both times)"
         )
     per = t["seconds_per_1000_judgments"]
     lines.append(
-        f"  time: {t['seconds']:.1f} s in all; {per:.1f} s per 1,000 judgments ({t['machine']})"
+        f"  time: {t['seconds']:.1f} s in all; {_f(per, 1)} s per 1,000 judgments ({t['machine']})"
     )
     if sm["chance"]:
         lines.append("  warning: kappa's interval reaches 0: no better than chance agreement")
+    if sm["undefined"]:
+        lines.append("  warning: kappa undefined: no usable judgment to compare with people")
     return "\n".join(lines)
 
 

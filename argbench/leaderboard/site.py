@@ -17,6 +17,7 @@ from argbench.io import atomic_write, write_json
 from argbench.leaderboard.judge_cards import card_for, card_page, card_slug
 from argbench.leaderboard.judge_cards import summary as card_summary
 from argbench.leaderboard.table import Column, per_item, task_text, worst_items, write_tables
+from argbench.scoring.statistics import group_letter
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
@@ -120,8 +121,6 @@ def _rank_text(row: dict) -> str:
 
 def ties_text(column: Column) -> str:
     """The column's tie groups, best first, each with its letter: ``a: x, y · b: y, z``."""
-    from argbench.scoring.statistics import group_letter
-
     groups = (column.ties or {}).get("groups") or []
     return " · ".join(f"{group_letter(n)}: {', '.join(g)}" for n, g in enumerate(groups))
 
@@ -136,9 +135,11 @@ def card_cell(column: Column) -> str:
     warn = (
         "<br><span class='warn'>κ's interval reaches 0: no better than chance</span>"
         if s["chance"]
+        else "<br><span class='warn'>κ undefined: no usable judgment</span>"
+        if s["undefined"]
         else ""
     )
-    sample = "" if s["sample"] == "all" else f" ({escape(s['sample'])} interventions)"
+    sample = "" if s["sample"] == "all" else f" (sample: {escape(s['sample'])})"
     return (
         f"<td class='small'><a href='{s['slug']}.html'>judge card</a>{sample}: κ {s['kappa']}; "
         f"ranking vs people: Spearman {s['spearman']}, Kendall {s['kendall']}{warn}</td>"

@@ -446,8 +446,10 @@ def cqs_gen_submissions(ctx: Context) -> Section:
         sig, data = level["signature"], ctx.dataset("cqs_gen", "extended", "test", extended)
 
         def ci(name):
-            return (f"95% bootstrap interval over interventions [{iv[name]['low']:.3f}, "
-                    f"{iv[name]['high']:.3f}]")
+            return (
+                f"95% bootstrap interval over interventions [{iv[name]['low']:.3f}, "
+                f"{iv[name]['high']:.3f}]"
+            )
 
         kendall = f"Kendall's tau-b {r['kendall_tau']:.3f}, {ci('kendall_tau')}"
         section.rows += [

@@ -54,8 +54,19 @@ def label_agreement(predicted: Sequence[str], human: Sequence, label_names=LABEL
     # a judgment the judge gave no usable reply for is unscored: left out, never a disagreement
     n_all = len(predicted)
     kept = [i for i, p in enumerate(predicted) if p != ISSUE]
-    if not kept:
-        raise ValueError(f"none of the {n_all} judgments gave a usable reply: nothing to compare")
+    if not kept:  # no figure to give: undefined, not zero (no judgment counts as wrong)
+        return {
+            "kappa": float("nan"),
+            "nae_rate": float("nan"),
+            "accuracy": float("nan"),
+            "n": 0,
+            "n_unscored": n_all,
+            "unscored_rate": 1.0,
+            "confusion": {
+                "labels": categories,
+                "matrix": [[0] * len(categories)] * len(categories),
+            },
+        }
     predicted, truth = [predicted[i] for i in kept], [truth[i] for i in kept]
     code = {name: k for k, name in enumerate(categories)}
     x = [code[t] for t in truth]

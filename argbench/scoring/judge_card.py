@@ -33,7 +33,7 @@ import numpy as np
 
 from argbench.scoring.cq_human_agreement import CATEGORIES, cq_human_agreement
 from argbench.scoring.cq_reference_match import ISSUE, LABELS, cq_reference_match
-from argbench.scoring.cq_submissions import score_systems
+from argbench.scoring.cq_submissions import N_SUBMISSIONS, score_systems
 from argbench.scoring.significance import percentile_interval
 from argbench.scoring.statistics import (
     correlations_rows,
@@ -121,9 +121,7 @@ def question_level(
     result["seconds"] = time.perf_counter() - start
     kept = [i for i, qs in enumerate(questions) if qs]
     names = list(label_names)
-    human_names = [
-        [h if isinstance(h, str) else names[int(h)] for h in human[i]] for i in kept
-    ]
+    human_names = [[h if isinstance(h, str) else names[int(h)] for h in human[i]] for i in kept]
     bounds = np.cumsum([0, *(len(questions[i]) for i in kept)])
     for threshold, labels in result["labels"].items():
         grouped = [labels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -148,6 +146,7 @@ def system_level(
     seed: int = 0,
     confidence: float = 0.95,
     match: dict | None = None,
+    expected: int | None = N_SUBMISSIONS,
 ) -> dict:
     """§6.1: the judge's ranking of the submissions against the human ranking.
 
@@ -155,10 +154,11 @@ def system_level(
     scores: ``pearson_scores``, ``spearman_ranks``, ``kendall_tau``, ``n``), each figure's
     bootstrap interval over interventions in ``intervals``, ``systems`` (name, judge score,
     human score), ``signature`` (the §6.1 scoring's), ``scored`` (score_systems's output) and
-    ``seconds``. ``model``, ``threshold``, ``match``: :func:`score_systems`'s."""
+    ``seconds``. ``model``, ``threshold``, ``match``: :func:`score_systems`'s; ``expected``:
+    the number of submissions the rows hold (None: any)."""
     start = time.perf_counter()
     scored = score_systems(
-        rows, model, label_names, threshold=threshold, baselines=(), match=match
+        rows, model, label_names, threshold=threshold, baselines=(), match=match, expected=expected
     )
     seconds = time.perf_counter() - start
     interventions = scored[0][1]["intervention_ids"]

@@ -212,7 +212,9 @@ def tie_groups(
     groups: list[list[int]] = []
     for start in range(k):
         end = start
-        while end + 1 < k and not any(apart(order[a], order[end + 1]) for a in range(start, end + 1)):
+        while end + 1 < k and not any(
+            apart(order[a], order[end + 1]) for a in range(start, end + 1)
+        ):
             end += 1
         group = order[start : end + 1]
         if not groups or not set(group) <= set(groups[-1]):
@@ -226,7 +228,7 @@ def tie_groups(
         "groups": groups,
         "adjusted": adjusted,
         "letters": [letters[i] for i in range(k)],
-        "method": f"Holm over {len(pairs)} pairs, alpha {alpha:g}",
+        "method": f"Holm over {len(pairs)} pair{'' if len(pairs) == 1 else 's'}, alpha {alpha:g}",
         "alpha": alpha,
     }
 
