@@ -56,6 +56,7 @@ lint: setup
 JUDGE ?= auto
 JUDGE_ANSWERS ?= 8
 CARD_INTERVENTIONS ?= 1
+CARD_SUBMISSIONS ?= 5
 reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
 	judge='$(JUDGE)'; \
@@ -70,7 +71,7 @@ reproduce: setup
 	# judge cards (docs/leaderboard.md#judge-cards): the STS judge at the paper's 0.65 on all
 	# 1,528 labelled questions (the paper's model if it loads, else the offline MiniLM); the LLM
 	# judge on the first $(CARD_INTERVENTIONS) interventions (a stated sample: a small model on a
-	# CPU); all-mpnet-base-v2 when its registry packages are installed (make paper-models)
+	# CPU; the first $(CARD_SUBMISSIONS) submissions); all-mpnet-base-v2 when its registry packages are installed (make paper-models)
 	$(VENV)/bin/argbench judge-card --out $(OUT)/cards
 	judge='$(JUDGE)'; \
 	if [ "$$judge" = auto ]; then \
@@ -78,7 +79,7 @@ reproduce: setup
 	fi; \
 	if [ -n "$$judge" ]; then \
 		$(VENV)/bin/argbench judge-card --out $(OUT)/cards --judge "$$judge" \
-			--interventions $(CARD_INTERVENTIONS); \
+			--interventions $(CARD_INTERVENTIONS) --submissions $(CARD_SUBMISSIONS); \
 	else echo "reproduce: no LLM judge: its judge card not written"; fi
 	mpnet=$$($(PY) -c 'from argbench.reproduce.paper_models import packaged_model; print(packaged_model() or "")'); \
 	if [ -n "$$mpnet" ]; then $(VENV)/bin/argbench judge-card --out $(OUT)/cards --model "$$mpnet"; \

@@ -81,6 +81,11 @@ def add_commands(subparsers) -> None:
         type=positive_int,
         help="only the first N of the 34 interventions (a stated sample; default: all)",
     )
+    command.add_argument(
+        "--submissions",
+        type=positive_int,
+        help="only the first N of the 15 submissions' questions (N >= 3; a stated sample)",
+    )
     command.add_argument("--resamples", type=positive_int, default=1_000, help="default 1,000")
     command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     add_data_options(command)
@@ -253,6 +258,7 @@ def _cmd_judge_card(args) -> int:
     options = {
         "threshold": args.threshold,
         "interventions": args.interventions,
+        "submissions": args.submissions,
         "resamples": args.resamples,
         "seed": args.seed,
         "command": "argbench " + " ".join(args.argv),
@@ -269,7 +275,8 @@ def _cmd_judge_card(args) -> int:
 
         doc = cqs_gen_card(llm=ChatEndpoint(args.judge, cache_dir=False), **split, **options)
     else:
-        embedder, _ = choose_model(args.model, log=options["log"])
+        # no vector cache: the card times the encoder's real work
+        embedder, _ = choose_model(args.model, log=options["log"], cache_dir=False)
         doc = cqs_gen_card(model=embedder, **split, **options)
     path, page = write_card(doc, out)
     print(card_text(doc))

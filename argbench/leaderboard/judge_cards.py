@@ -96,6 +96,7 @@ def card_document(
         judge = {"matcher": "sts", "model": model}
     question_options, thresholds = judge, (threshold,)
     sts = judge["matcher"] == "sts"
+    encoded = getattr(model, "n_encoded", None)
     start = time.perf_counter()
     log(f"judge card: question level on {len(rows)} interventions")
     questions = compute.question_level(
@@ -188,6 +189,8 @@ def card_document(
             "judgments": judgments,
             "seconds_per_1000_judgments": 1000 * timed / judgments if judgments else None,
             "machine": _machine(),
+            # texts the embedding model encoded for this card (fewer: vectors from a cache)
+            "texts_encoded": None if encoded is None else model.n_encoded - encoded,
         },
         "bootstrap": {
             "unit": "intervention",
@@ -315,8 +318,11 @@ def card_text(doc: dict) -> str:
             "reordered (answers usable both times)"
         )
     per = t["seconds_per_1000_judgments"]
+    encoded = t.get("texts_encoded")
     lines.append(
-        f"  time: {t['seconds']:.1f} s in all; {_f(per, 1)} s per 1,000 judgments ({t['machine']})"
+        f"  time: {t['seconds']:.1f} s in all; {_f(per, 1)} s per 1,000 judgments ({t['machine']}"
+        + ("" if encoded is None else f"; {encoded:,} texts encoded")
+        + ")"
     )
     if sm["chance"]:
         lines.append("  warning: kappa's interval reaches 0: no better than chance agreement")
