@@ -93,7 +93,14 @@ def kappa_interval(
         kappa_rows((counts.astype(float) @ flat).reshape(-1, k, k))
         for counts in resample_counts(len(predicted), resamples, seed)
     ]
-    low, high = percentile_interval(np.concatenate(kappas)[:, None], confidence)
+    return _interval(np.concatenate(kappas), confidence)
+
+
+def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap values (NaN ignored; NaN when none is defined)."""
+    if np.isnan(values).all():
+        return float("nan"), float("nan")
+    low, high = percentile_interval(values[:, None], confidence)
     return float(low[0]), float(high[0])
 
 
@@ -187,8 +194,8 @@ def system_level(
             rows_[name].append(column)
     intervals = {}
     for name in CORRELATIONS:
-        low, high = percentile_interval(np.concatenate(rows_[name])[:, None], confidence)
-        intervals[name] = {"low": float(low[0]), "high": float(high[0])}
+        low, high = _interval(np.concatenate(rows_[name]), confidence)
+        intervals[name] = {"low": low, "high": high}
     return {
         "correlation": correlation,
         "intervals": intervals,
