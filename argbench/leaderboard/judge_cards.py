@@ -136,8 +136,8 @@ def card_document(
     timed = questions["seconds"] + systems["seconds"]
     sample = (
         ", ".join(
-            [f"first {interventions} interventions"] * (interventions is not None)
-            + [f"first {submissions} submissions"] * (submissions is not None)
+            [f"first {_count(interventions, 'intervention')}"] * (interventions is not None)
+            + [f"first {_count(submissions, 'submission')}"] * (submissions is not None)
         )
         or SAMPLE_ALL
     )
@@ -210,6 +210,10 @@ def card_document(
         system=result["name"],
         command=command,
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _judge_name(fields: dict) -> str:
