@@ -55,6 +55,8 @@ lint: setup
 # OPENAI_BASE_URL / OPENAI_API_KEY) or JUDGE=gguf:FILE for a real judge; JUDGE= for none.
 JUDGE ?= auto
 JUDGE_ANSWERS ?= 8
+CARD_INTERVENTIONS ?= 1
+CARD_SUBMISSIONS ?= 5
 reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
 	judge='$(JUDGE)'; \
@@ -66,8 +68,24 @@ reproduce: setup
 		$${judge:+--judge "$$judge" --judge-answers $(JUDGE_ANSWERS)}
 	# the leaderboard (docs/leaderboard.md): the releases' real systems scored, then the site
 	$(VENV)/bin/argbench submissions --out $(OUT)/systems
+	# judge cards (docs/leaderboard.md#judge-cards): the STS judge at the paper's 0.65 on all
+	# 1,528 labelled questions (the paper's model if it loads, else the offline MiniLM); the LLM
+	# judge on the first $(CARD_INTERVENTIONS) interventions (a stated sample: a small model on a
+	# CPU; the first $(CARD_SUBMISSIONS) submissions); all-mpnet-base-v2 when its registry packages are installed (make paper-models)
+	$(VENV)/bin/argbench judge-card --out $(OUT)/cards
+	judge='$(JUDGE)'; \
+	if [ "$$judge" = auto ]; then \
+		judge=$$($(PY) -c 'from argbench.llm import packaged_gguf; print("gguf:" + packaged_gguf())' 2>/dev/null || true); \
+	fi; \
+	if [ -n "$$judge" ]; then \
+		$(VENV)/bin/argbench judge-card --out $(OUT)/cards --judge "$$judge" \
+			--interventions $(CARD_INTERVENTIONS) --submissions $(CARD_SUBMISSIONS); \
+	else echo "reproduce: no LLM judge: its judge card not written"; fi
+	mpnet=$$($(PY) -c 'from argbench.reproduce.paper_models import packaged_model; print(packaged_model() or "")'); \
+	if [ -n "$$mpnet" ]; then $(VENV)/bin/argbench judge-card --out $(OUT)/cards --model "$$mpnet"; \
+	else echo "reproduce: all-mpnet-base-v2 not installed (make paper-models): its judge card not written"; fi
 	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
-		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard \
+		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard --cards $(OUT)/cards/*.json \
 		$$(command -v chromium >/dev/null && echo --screenshots)
 
 # The CAM paper's S-BERT model, all-mpnet-base-v2, offline: five registry packages (~470 MB) whose

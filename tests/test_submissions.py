@@ -18,11 +18,10 @@ from argbench.leaderboard.cqs_submissions import (
 from argbench.scoring.cq_submissions import (
     PROTOCOL,
     VectorTable,
-    ranking_correlation,
-    ranks,
     score_systems,
     split_submissions,
 )
+from argbench.scoring.statistics import ranking_correlation, ranks
 
 NAMES = list(CQ_LABELS)
 

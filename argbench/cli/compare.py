@@ -114,11 +114,12 @@ def format_comparison(c: dict) -> str:
     if len(commits) > 1:  # the same content loaded at several Hub commits
         lines += [f"dataset commit of {s['name']}: {s.get('dataset_commit')}" for s in c["systems"]]
     width = max(len("system"), *(len(s["name"]) for s in c["systems"]))
-    lines += ["", f"{'system':<{width}}  {c['key']:>8}  {level} CI"]
+    lines += ["", f"{'system':<{width}}  {c['key']:>8}  {level + ' CI':<18}  rank ({level})  group"]
     for s in c["systems"]:
+        interval = f"[{_number(s['low'])}, {_number(s['high'])}]"
         lines.append(
-            f"{s['name']:<{width}}  {_number(s['score']):>8}  "
-            f"[{_number(s['low'])}, {_number(s['high'])}]"
+            f"{s['name']:<{width}}  {_number(s['score']):>8}  {interval:<18}  "
+            f"{_rank(s):<11}  {s['group']}"
         )
     if c["pairs"]:
         names = [f"{p['a']} - {p['b']}" for p in c["pairs"]]
@@ -129,7 +130,17 @@ def format_comparison(c: dict) -> str:
             lines.append(
                 f"{name:<{width}}  {p['difference']:>+8.4f}  {interval:<22}  {p['p_value']:.4f}"
             )
+    lines += [
+        "",
+        f"rank: {level} interval over the bootstrap resamples; group: systems sharing a letter "
+        f"cannot be told apart ({c['ties']['method']})",
+    ]
     return "\n".join(lines)
+
+
+def _rank(system: dict) -> str:
+    low, high = system["rank_low"], system["rank_high"]
+    return f"{low}" if low == high else f"{low}-{high}"
 
 
 def plot(c: dict, path) -> None:

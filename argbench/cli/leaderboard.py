@@ -48,7 +48,50 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="a PNG of every page into OUT/screenshots/ (headless Chromium, $ARGBENCH_CHROMIUM)",
     )
+    command.add_argument(
+        "--cards",
+        nargs="+",
+        default=[],
+        metavar="CARD",
+        help="judge cards (argbench judge-card): each column ranked by a judge with a card "
+        "shows it; a column whose judge has none says so",
+    )
     command.set_defaults(run=_cmd_leaderboard)
+
+    command = subparsers.add_parser(
+        "judge-card",
+        help="a judge checked against people: CQs-Gen's 1,528 labelled submitted questions",
+        description="How far a judge of cq_reference_match (STS with a model and threshold, "
+        "or an LLM) agrees with the people who labelled the 15 CQs-Gen shared-task submissions "
+        "(extended_test.json): Cohen's kappa (NAE a class) with a bootstrap interval over "
+        "interventions, the confusion matrix, the share it could not label or gave no usable "
+        "reply for; and §6.1's correlations (Pearson, Spearman, Kendall, with intervals) "
+        "between its ranking of the submissions and the human one. Writes "
+        "OUT/card-<digest>.json (a results file) and .html.",
+    )
+    command.add_argument("--out", required=True, help="folder for the card's files")
+    judge = command.add_mutually_exclusive_group()
+    judge.add_argument("--model", help="embedding model of the STS judge (default: as submissions)")
+    judge.add_argument(
+        "--judge",
+        help="an LLM judge: an OpenAI-compatible model name (ARGBENCH_LLM_BASE_URL) or "
+        "gguf:FILE (argbench starts llama.cpp's server on it)",
+    )
+    command.add_argument("--threshold", type=finite_float, default=0.65, help="default 0.65")
+    command.add_argument(
+        "--interventions",
+        type=positive_int,
+        help="only the first N of the 34 interventions (a stated sample; default: all)",
+    )
+    command.add_argument(
+        "--submissions",
+        type=positive_int,
+        help="only the first N of the 15 submissions' questions (N >= 3; a stated sample)",
+    )
+    command.add_argument("--resamples", type=positive_int, default=1_000, help="default 1,000")
+    command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
+    add_data_options(command)
+    command.set_defaults(run=_cmd_judge_card)
 
     command = subparsers.add_parser(
         "submissions",
@@ -84,6 +127,7 @@ def _add_stats_options(command) -> None:
 
 
 def _cmd_leaderboard(args) -> int:
+    from argbench.leaderboard.judge_cards import read_card
     from argbench.leaderboard.site import previous_build, record_build, table_files, write_site
     from argbench.leaderboard.table import columns, read
 
@@ -96,7 +140,8 @@ def _cmd_leaderboard(args) -> int:
         raise ValueError(
             "no results file can be placed: " + "; ".join(r["reason"] for r in refused)
         )
-    pages = write_site(table, refused, out)
+    cards = [read_card(path) for path in args.cards]
+    pages = write_site(table, refused, out, cards=cards)
     for r in refused:
         print(f"not placed: {r['path']}: {r['reason']}", file=sys.stderr)
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
@@ -202,4 +247,40 @@ def publish_space(args) -> int:
     print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
     for entry in plan["files"]:
         print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
+    return 0
+
+
+def _cmd_judge_card(args) -> int:
+    from argbench.leaderboard.cqs_submissions import choose_model
+    from argbench.leaderboard.judge_cards import card_text, cqs_gen_card, write_card
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    split = {"sources": args.sources, "cache_dir": args.cache_dir}
+    options = {
+        "threshold": args.threshold,
+        "interventions": args.interventions,
+        "submissions": args.submissions,
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "command": "argbench " + " ".join(args.argv),
+        "log": lambda m: print(m, file=sys.stderr, flush=True),
+    }
+    if args.judge and args.judge.startswith("gguf:"):
+        from argbench.llm import serve_gguf
+
+        with serve_gguf(Path(args.judge[len("gguf:") :])) as endpoint:
+            endpoint.cache_dir = False  # a card times and repeats real requests
+            doc = cqs_gen_card(llm=endpoint, **split, **options)
+    elif args.judge:
+        from argbench.llm import ChatEndpoint
+
+        doc = cqs_gen_card(llm=ChatEndpoint(args.judge, cache_dir=False), **split, **options)
+    else:
+        # no vector cache: the card times the encoder's real work
+        embedder, _ = choose_model(args.model, log=options["log"], cache_dir=False)
+        doc = cqs_gen_card(model=embedder, **split, **options)
+    path, page = write_card(doc, out)
+    print(card_text(doc))
+    print(f"card: {path}, {page}")
     return 0

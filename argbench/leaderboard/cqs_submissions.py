@@ -20,12 +20,11 @@ from argbench.scoring.cq_submissions import (
     N_SUBMISSIONS,
     NOTE,
     label_name,
-    ranking_correlation,
-    ranks,
     score_systems,
     split_submissions,
     submission_name,
 )
+from argbench.scoring.statistics import ranking_correlation, ranks
 
 
 def write_submission_files(
@@ -72,14 +71,17 @@ def results_documents(scored, split, *, resamples=10_000, seed=0, command=None) 
     return docs
 
 
-def choose_model(model, log=print) -> tuple[Embedder, str]:
+def choose_model(model, log=print, cache_dir=None) -> tuple[Embedder, str]:
     """(embedder, note): ``model``, else the paper's stsb-mpnet-base-v2 when it loads, else
-    the offline all-MiniLM-L6-v2; ``note`` is empty only for the paper's model."""
+    the offline all-MiniLM-L6-v2; ``note`` is empty only for the paper's model. ``cache_dir``:
+    the embedder's vector cache (False: none, every text encoded: a judge card's timing)."""
     other = f"not the paper's model ({CQS_GEN_STS_MODEL}): not the paper's protocol, not comparable with its 0.69"
     if model is not None:
-        return Embedder(model), "" if model == CQS_GEN_STS_MODEL else f"model {model}: {other}"
+        return Embedder(
+            model, cache_dir=cache_dir
+        ), "" if model == CQS_GEN_STS_MODEL else f"model {model}: {other}"
     try:
-        embedder = Embedder(CQS_GEN_STS_MODEL)
+        embedder = Embedder(CQS_GEN_STS_MODEL, cache_dir=cache_dir)
         embedder.model  # noqa: B018 - load now: fail here, not mid-run
         return embedder, ""
     except ModelUnavailableError:
@@ -88,7 +90,7 @@ def choose_model(model, log=print) -> tuple[Embedder, str]:
             raise
         note = f"{CQS_GEN_STS_MODEL} cannot be loaded (offline); the offline all-MiniLM-L6-v2 is used: {other}"
         log(f"note: {note}")
-        return Embedder(fallback), note
+        return Embedder(fallback, cache_dir=cache_dir), note
 
 
 def _rank_text(rank: float | None) -> str:

@@ -14,7 +14,10 @@ from html import escape
 from pathlib import Path
 
 from argbench.io import atomic_write, write_json
+from argbench.leaderboard.judge_cards import card_for, card_page, card_slug
+from argbench.leaderboard.judge_cards import summary as card_summary
 from argbench.leaderboard.table import Column, per_item, task_text, worst_items, write_tables
+from argbench.scoring.statistics import group_letter
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
@@ -65,7 +68,7 @@ def system_slug(name: str) -> str:
 
 
 HEADERS = [
-    "rank", "system", "score", "95% CI", "human score", "other figures", "items scored", "complete",
+    "rank", "rank (95%)", "tie group", "system", "score", "95% CI", "human score", "other figures", "items scored", "complete",
     "Δ vs leader [CI]", "p vs leader", "not distinguishable from", "dataset version",
     "content hash", "signature", "model",
 ]  # fmt: skip
@@ -86,6 +89,8 @@ def _row_html(row: dict, level: str) -> str:
     )
     cells = [
         f"<td class='n' data-v='{row['rank']}'>{row['rank']}</td>",
+        f"<td class='n' data-v='{row['rank_low']}'>{_rank_text(row)}</td>",
+        f"<td>{escape(row['group'])}</td>",
         f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
         + (f"<br><span class='small'>{escape(row['harness'])}</span>" if row["harness"] else "")
         + "</td>",
@@ -109,6 +114,38 @@ def _row_html(row: dict, level: str) -> str:
     return f"<tr{tied}>{''.join(cells)}</tr>"
 
 
+def _rank_text(row: dict) -> str:
+    low, high = row["rank_low"], row["rank_high"]
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def ties_text(column: Column) -> str:
+    """The column's tie groups, best first, each with its letter: ``a: x, y · b: y, z``."""
+    groups = (column.ties or {}).get("groups") or []
+    return " · ".join(f"{group_letter(n)}: {', '.join(g)}" for n, g in enumerate(groups))
+
+
+def card_cell(column: Column) -> str:
+    """The judge card of the column's judge, linked: κ and §6.1's correlations with their
+    intervals; a column without one says so."""
+    card = getattr(column, "card", None)
+    if card is None:
+        return "<td class='small warn'>no judge card for this judge</td>"
+    s = card_summary(card)
+    warn = (
+        "<br><span class='warn'>κ's interval reaches 0: no better than chance</span>"
+        if s["chance"]
+        else "<br><span class='warn'>κ undefined: no usable judgment</span>"
+        if s["undefined"]
+        else ""
+    )
+    sample = "" if s["sample"] == "all" else f" (sample: {escape(s['sample'])})"
+    return (
+        f"<td class='small'><a href='{s['slug']}.html'>judge card</a>{sample}: κ {s['kappa']}; "
+        f"ranking vs people: Spearman {s['spearman']}, Kendall {s['kendall']}{warn}</td>"
+    )
+
+
 def task_page(column: Column, notes: list[str]) -> str:
     level = f"{100 * column.stats['confidence']:g}%"
     table_id = "board"
@@ -125,7 +162,12 @@ def task_page(column: Column, notes: list[str]) -> str:
         f"percentile bootstrap over items, {column.stats['resamples']:,} resamples, seed "
         f"{column.stats['seed']}; p: paired approximate randomisation against the leader "
         "(argbench compare). Green rows cannot be told apart from the leader (p ≥ 0.05). "
+        f"rank (95%): the interval of the system's rank over the same resamples; tie group: "
+        f"systems sharing a letter cannot be told apart ({escape((column.ties or {}).get('method', ''))}, "
+        "p from the paired randomisation test). "
         "Click a header to sort; type to filter.</p>",
+        f"<p><b>Tie groups</b>: {escape(ties_text(column))}</p>",
+        f"<table><tr><th>judge</th>{card_cell(column)}</tr></table>",
     ]
     if column.correlation:
         c = column.correlation
@@ -222,6 +264,7 @@ def index_page(columns_: list[Column], refused: list[dict]) -> str:
     for benchmark, tasks in benchmarks.items():
         parts.append(f"<h2>{escape(benchmark)}</h2><table><thead><tr><th>task</th>"
                      "<th>systems</th><th>leader</th><th>score</th><th>95% CI</th>"
+                     "<th>tie groups</th><th>judge card</th>"
                      "<th>signature</th></tr></thead><tbody>")  # fmt: skip
         for column in tasks:
             top = column.rows[0]
@@ -229,6 +272,7 @@ def index_page(columns_: list[Column], refused: list[dict]) -> str:
                 f"<tr><td><a href='{column.slug}.html'>{escape(column.title())}</a></td>"
                 f"<td class='n'>{len(column.rows)}</td><td>{escape(top['system'])}</td>"
                 f"{_cell(top['score'])}<td>[{_num(top['low'])}, {_num(top['high'])}]</td>"
+                f"<td class='small'>{escape(ties_text(column))}</td>{card_cell(column)}"
                 f"<td><code>{escape(column.signature)}</code></td></tr>"
             )
         parts.append("</tbody></table>")
@@ -242,12 +286,23 @@ def index_page(columns_: list[Column], refused: list[dict]) -> str:
     return _page("argbench leaderboard", "".join(parts))
 
 
-def write_site(columns_: list[Column], refused: list[dict], out_dir, notes=None) -> list[Path]:
+def write_site(
+    columns_: list[Column], refused: list[dict], out_dir, notes=None, cards=()
+) -> list[Path]:
     """Every page, and the tables as CSV and JSON (all tasks, and each task), into
-    ``out_dir`` (written through :mod:`argbench.io`); returns the pages written."""
+    ``out_dir`` (written through :mod:`argbench.io`); returns the pages written. ``cards``:
+    judge cards (read with ``read_card``); each column shows its judge's, and the card's
+    page is written beside the board."""
     out_dir = Path(out_dir)
     notes = notes or {}
-    pages = [atomic_write(out_dir / "index.html", index_page(columns_, refused))]
+    pages = []
+    for column in columns_:
+        column.card = card_for(list(cards), column.metric, column.signature)
+        if column.card is not None:
+            page = out_dir / f"{card_slug(column.card)}.html"
+            if page not in pages:
+                pages.append(atomic_write(page, card_page(column.card)))
+    pages.insert(0, atomic_write(out_dir / "index.html", index_page(columns_, refused)))
     by_system: dict[str, list] = {}
     for column in columns_:
         page = task_page(column, notes.get(column.slug, []))

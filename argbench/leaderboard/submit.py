@@ -26,7 +26,8 @@ from argbench.results import evaluate_predictions, read_predictions, write_resul
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+()-]{0,79}")
 QUESTIONS = 3  # a CQs-Gen shared-task submission gives three questions per intervention
 SHOWN = [
-    ("rank", "rank"), ("system", "system"), ("score", "score"), ("interval", "95% interval"),
+    ("rank", "rank"), ("rank_interval", "rank (95%)"), ("group", "tie group"),
+    ("system", "system"), ("score", "score"), ("interval", "95% interval"),
     ("items", "items"), ("complete", "complete"), ("vs_leader_p", "p vs leader"),
     ("dataset_version", "dataset"), ("content_hash", "content hash"), ("model", "model"),
     ("signature", "signature"),
@@ -161,6 +162,8 @@ def rows(results_dir, config: dict) -> list[dict]:
             record["score"] = _number(record["score"])
             record["interval"] = f"[{_number(record['low'])}, {_number(record['high'])}]"
             record["items"] = f"{record['items_scored']}/{record['items']}"
+            low, high = record["rank_low"], record["rank_high"]
+            record["rank_interval"] = f"{low}" if low == high else f"{low}-{high}"
             record["vs_leader_p"] = _number(record["vs_leader_p"])
             record["complete"] = "yes" if record["complete"] else "no"
             out.append({title: str(record.get(key, "")) for key, title in SHOWN})

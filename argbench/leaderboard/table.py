@@ -76,6 +76,7 @@ class Column:
     digests: list = field(default_factory=list)  # each document's identity
     rows: list = field(default_factory=list)
     correlation: dict | None = None
+    ties: dict | None = None  # tie groups (Holm over every pair): argbench.scoring.statistics
 
     @property
     def slug(self) -> str:
@@ -207,19 +208,24 @@ def _labels(column: Column) -> list[str]:
 
 
 def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
-    """Fill ``column.rows``: best first, each with its interval, the paired test against the
-    leader and the systems it cannot be told apart from (p >= 0.05, either direction).
+    """Fill ``column.rows``: best first, each with its interval, its 95 % rank interval (the
+    same bootstrap resamples), its tie group (letters: Holm over every pair), the paired test
+    against the leader and the systems it cannot be told apart from (unadjusted p >= 0.05,
+    either direction).
 
     Every system is one document (index ``row["index"]`` into ``column.docs``); pairs are
     pairs of documents, never of names."""
     import numpy as np
 
     from argbench.scoring.significance import (
+        TIE_ALPHA,
         bootstrap_means,
         difference_intervals,
         percentile_interval,
         permutation_pvalues,
+        rank_intervals_of,
     )
+    from argbench.scoring.statistics import tie_groups
 
     matrix = scores(column)
     k = len(column.docs)
@@ -227,6 +233,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     means = bootstrap_means(matrix, resamples, seed)
     point = np.nanmean(matrix, axis=1)
     low, high = percentile_interval(means, confidence)
+    rank_ci = rank_intervals_of(means, confidence)
     order = sorted(range(k), key=lambda i: -_sortable(float(point[i])))
     leader = order[0]
     # pairs (i, m), i < m, in compare's order (the same numbers as argbench compare's), as
@@ -249,6 +256,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "high": sign * float(hi if sign > 0 else lo),
                 "p_value": float(p_of[i, m]),
             }
+    ties = tie_groups(point, p_of, alpha=TIE_ALPHA)
     rows = []
     for place, i in enumerate(order, 1):
         doc, result = column.docs[i], column.docs[i]["result"]
@@ -269,6 +277,9 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "complete": bool(result.get("complete", True))
                 and not doc.get("n_missing")
                 and doc.get("complete") is not False,  # a merge with shards missing
+                "rank_low": rank_ci[i][0],
+                "rank_high": rank_ci[i][1],
+                "group": ties["letters"][i],
                 "vs_leader": difference,
                 "tied_with_leader": difference is None or difference["p_value"] >= ALPHA,
                 "not_distinguishable_from": apart,
@@ -291,9 +302,14 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         "seed": seed,
         "confidence": confidence,
     }
+    column.ties = {
+        "method": ties["method"],
+        "alpha": ties["alpha"],
+        "groups": [[labels[i] for i in group] for group in ties["groups"]],
+    }
     human = [r for r in rows if r["human_score"] is not None]
     if len(human) >= 3:
-        from argbench.scoring.cq_submissions import ranking_correlation
+        from argbench.scoring.statistics import ranking_correlation
 
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]
@@ -338,7 +354,7 @@ def _sortable(value) -> float:
 
 
 FIELDS = [
-    "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
+    "rank", "rank_low", "rank_high", "group", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
     "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
     "digest",

@@ -11,15 +11,15 @@ from argbench.constants import CQ_LABELS, CQS_GEN_STS_MODEL
 from argbench.embedding import Embedder
 from argbench.loaders.registry import path_of
 from argbench.reproduce.report import Context, Reason, Row, Section, model_name, row
-from argbench.scoring.cq_human_agreement import cq_human_agreement, leave_one_submission_out
+from argbench.scoring.cq_human_agreement import leave_one_submission_out
 from argbench.scoring.cq_reference_match import (
     NAE,
     cq_reference_match,
     read_submission,
     threshold_field,
 )
-from argbench.scoring.cq_submissions import ranking_correlation, score_systems
 from argbench.scoring.cr_diversity import cr_diversity
+from argbench.scoring.judge_card import question_level, system_level
 from argbench.signature import Signature
 
 STS_MODEL = CQS_GEN_STS_MODEL  # the CQs-Gen paper's model
@@ -256,20 +256,23 @@ def cqs_gen_human_agreement(ctx: Context) -> Section:
     embedder = Embedder(model)
     extended = ctx.load("cqs_gen", "extended", "test")
     data = ctx.dataset("cqs_gen", "extended", "test", extended)
-    refs = [[r for r in row if r["submission"] < 0] for row in extended["references"]]
-    questions = [[r["cq"] for r in row if r["submission"] >= 0] for row in extended["references"]]
-    human = [[r["label"] for r in row if r["submission"] >= 0] for row in extended["references"]]
+    names = extended.features["references"].feature["label"].names
     grid = [round(t, 2) for t in np.arange(0.30, 0.951, 0.05)]
-    swept = cq_human_agreement(questions, human, refs, thresholds=grid, model=embedder)
+    # the judge card's question level (argbench judge-card): one computation
+    swept = question_level(list(extended), thresholds=grid, label_names=names, model=embedder)
     sweep = swept["by_threshold"]
     why = "; ".join(filter(None, [population, note]))
     at = sweep[0.65]
+    interval = (
+        f"95% bootstrap interval over interventions [{at['kappa_low']:.3f}, "
+        f"{at['kappa_high']:.3f}] ({swept['resamples']:,} resamples, seed {swept['seed']})"
+    )
     section.rows += [
         row(
             "threshold 0.65, test references only / Cohen's kappa (NAE a category)",
             at["kappa"],
             "cqs_gen/fig4/sts_kappa_references",
-            why,
+            f"{interval}; {why}",
             comparable=False,
             signature=swept["signature"],
             dataset=data,
@@ -437,18 +440,26 @@ def cqs_gen_submissions(ctx: Context) -> Section:
     extended = ctx.load("cqs_gen", "extended", "test")
     names = extended.features["references"].feature["label"].names
     if model is not None:
-        scored = score_systems(list(extended), Embedder(model), names, baselines=())
-        r = ranking_correlation(
-            [s["score"] for _, s in scored], [s["human_score"] for _, s in scored]
-        )
-        sig, data = scored[0][1]["signature"], ctx.dataset("cqs_gen", "extended", "test", extended)
+        # the judge card's system level (argbench judge-card): one computation
+        level = system_level(list(extended), names, model=Embedder(model), threshold=0.65)
+        r, iv = level["correlation"], level["intervals"]
+        sig, data = level["signature"], ctx.dataset("cqs_gen", "extended", "test", extended)
+
+        def ci(name):
+            return (
+                f"95% bootstrap interval over interventions [{iv[name]['low']:.3f}, "
+                f"{iv[name]['high']:.3f}]"
+            )
+
+        kendall = f"Kendall's tau-b {r['kendall_tau']:.3f}, {ci('kendall_tau')}"
         section.rows += [
             row("Pearson between the rankings (rank positions: Spearman's rho), STS vs human",
-                r["spearman_ranks"], "cqs_gen/sec61/sts_ranking", note, comparable=not note,
-                signature=sig, dataset=data),
+                r["spearman_ranks"], "cqs_gen/sec61/sts_ranking",
+                "; ".join(filter(None, [ci("spearman_ranks"), kendall, note])),
+                comparable=not note, signature=sig, dataset=data),
             row("Pearson between the scores, STS vs human", r["pearson_scores"],
-                "cqs_gen/sec61/sts_ranking", note, comparable=not note, signature=sig,
-                dataset=data, kind="variant"),
+                "cqs_gen/sec61/sts_ranking", "; ".join(filter(None, [ci("pearson_scores"), note])),
+                comparable=not note, signature=sig, dataset=data, kind="variant"),
         ]  # fmt: skip
         section.notes.append(
             "The paper says the ranking each method gives 'correlates to the humanly evaluated "

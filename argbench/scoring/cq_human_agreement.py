@@ -19,6 +19,7 @@ from argbench.constants import CQS_GEN_STS_MODEL
 from argbench.embedding import Embedder
 from argbench.scoring.annotator_agreement import cohen_kappa
 from argbench.scoring.cq_reference_match import (
+    ISSUE,
     LABELS,
     NAE,
     _label_name,
@@ -36,8 +37,9 @@ CATEGORIES = [*LABELS, NAE]
 def label_agreement(predicted: Sequence[str], human: Sequence, label_names=LABELS) -> dict:
     """Cohen's κ, NAE rate, accuracy and confusion matrix of flat label lists.
 
-    ``predicted``: the metric's labels (names, NAE allowed); ``human``: names or ClassLabel
-    indices of ``label_names``. κ is undefined (NaN) when both sides use one and the same
+    ``predicted``: the metric's labels (names, NAE allowed; ``evaluation_issue``, an LLM reply
+    that could not be used, is left out of every figure and counted in ``n_unscored``);
+    ``human``: names or ClassLabel indices of ``label_names``. κ is undefined (NaN) when both sides use one and the same
     label for every question."""
     if len(predicted) != len(human):
         raise ValueError(f"{len(predicted)} predicted labels but {len(human)} human labels")
@@ -47,8 +49,25 @@ def label_agreement(predicted: Sequence[str], human: Sequence, label_names=LABEL
     categories = [*names, NAE]
     truth = [_label_name(h, names, f"human[{i}]") for i, h in enumerate(human)]
     for i, p in enumerate(predicted):
-        if p not in categories:
+        if p not in categories and p != ISSUE:
             raise ValueError(f"predicted[{i}]: label {p!r} is not one of {categories}")
+    # a judgment the judge gave no usable reply for is unscored: left out, never a disagreement
+    n_all = len(predicted)
+    kept = [i for i, p in enumerate(predicted) if p != ISSUE]
+    if not kept:  # no figure to give: undefined, not zero (no judgment counts as wrong)
+        return {
+            "kappa": float("nan"),
+            "nae_rate": float("nan"),
+            "accuracy": float("nan"),
+            "n": 0,
+            "n_unscored": n_all,
+            "unscored_rate": 1.0,
+            "confusion": {
+                "labels": categories,
+                "matrix": [[0] * len(categories)] * len(categories),
+            },
+        }
+    predicted, truth = [predicted[i] for i in kept], [truth[i] for i in kept]
     code = {name: k for k, name in enumerate(categories)}
     x = [code[t] for t in truth]
     y = [code[p] for p in predicted]
@@ -60,6 +79,8 @@ def label_agreement(predicted: Sequence[str], human: Sequence, label_names=LABEL
         "nae_rate": nae / len(predicted),
         "accuracy": float(np.trace(matrix)) / len(predicted),
         "n": len(predicted),
+        "n_unscored": n_all - len(predicted),
+        "unscored_rate": (n_all - len(predicted)) / n_all,
         # rows: human label; columns: the metric's label (NAE last)
         "confusion": {"labels": categories, "matrix": matrix.tolist()},
     }

@@ -11,8 +11,10 @@ reference; see docs/leaderboard.md for how the layout is inferred). This module
   submissions' questions, its own removed (:func:`score_systems`), and the baselines against
   the test references plus every submission (nothing of theirs to remove: the same set the
   paper's Table 3 scores models against);
-- gives each submission's human score (its share of questions people labelled Useful) and the
-  correlation between the two rankings (:func:`ranking_correlation`).
+- gives each submission's human score (its share of questions people labelled Useful); the
+  correlation between the two rankings is :func:`argbench.scoring.statistics.ranking_correlation`
+  and its bootstrap interval :mod:`argbench.scoring.judge_card` (the report's §6.1 row and the
+  judge cards read the same function).
 
 The matching is :func:`argbench.scoring.cq_reference_match.cq_reference_match` itself; only the
 encoding is shared: every distinct text (about 2,300) is encoded once
@@ -187,17 +189,21 @@ def human_score(system: dict) -> float | None:
 
 
 def score_systems(
-    rows, model, label_names: Sequence[str], *, threshold=0.65, shared=True, **options
+    rows, model, label_names: Sequence[str], *, threshold=0.65, shared=True, match=None, **options
 ):
     """(system, cq_reference_match result) for each of :func:`systems`, the result's signature
     carrying the protocol (``refs:test+submissions-own``) and ``human_score``.
 
     ``model``: an :class:`Embedder` or what it takes. ``shared=False`` is the naive loop
-    (each system's texts encoded by its own call), kept for the bench."""
+    (each system's texts encoded by its own call), kept for the bench. ``match``: more
+    options of ``cq_reference_match`` (another judge: ``{"matcher": "llm", "llm": endpoint,
+    "on_failure": "incomplete"}``; ``model`` is then unused)."""
     rows = _check_rows(rows)
-    embedder = model if isinstance(model, Embedder) else Embedder(model)
+    match = dict(match or {})
+    sts = match.get("matcher", "sts") == "sts"
+    embedder = model if isinstance(model, Embedder) or not sts else Embedder(model)
     every = systems(rows, label_names, **options)
-    if shared:
+    if shared and sts:
         texts = [r["cq"] for row in rows for r in row["references"]]
         texts += [q for s in every for qs in s["questions"].values() for q in qs]
         embedder = VectorTable(embedder, texts)
@@ -208,6 +214,7 @@ def score_systems(
             model=embedder,
             threshold=threshold,
             label_names=label_names,
+            **match,
         )
         signature = Signature.parse(result["signature"]).replace(**{PROTOCOL_FIELD: PROTOCOL})
         result["signature"] = signature.render()
@@ -221,33 +228,3 @@ def score_systems(
         result["note"] = NOTE
         out.append((system, result))
     return out
-
-
-def ranks(values: Sequence[float]) -> np.ndarray:
-    """Ranks 1..n, highest value first, ties sharing their mean rank. Values equal to 12
-    decimals are ties: a mean of the same fractions summed in another order differs in the
-    last bit (20/34 of a third is not always the same float)."""
-    values = np.round(np.asarray(values, dtype=float), 12)
-    order = np.argsort(-values, kind="stable")
-    out = np.empty(len(values))
-    out[order] = np.arange(1, len(values) + 1)
-    for value in np.unique(values):
-        tied = values == value
-        out[tied] = out[tied].mean()
-    return out
-
-
-def ranking_correlation(automatic: Sequence[float], human: Sequence[float]) -> dict:
-    """Pearson's r on the scores and Spearman's rho (Pearson on the ranks, ties averaged)
-    between the automatic and the human scores of the same systems. The paper (§6.1) reports
-    "Pearson's coefficient" between the two rankings without saying which; both are given."""
-    if len(automatic) != len(human) or len(automatic) < 3:
-        raise ValueError(
-            f"need the same 3 or more systems on both sides, got {len(automatic)} and {len(human)}"
-        )
-    a, h = np.asarray(automatic, dtype=float), np.asarray(human, dtype=float)
-    return {
-        "pearson_scores": float(np.corrcoef(a, h)[0, 1]),
-        "spearman_ranks": float(np.corrcoef(ranks(a), ranks(h))[0, 1]),
-        "n": len(a),
-    }

@@ -37,16 +37,21 @@ from itertools import combinations
 
 import numpy as np
 
+from argbench.scoring.statistics import RankCounter, resample_counts, tie_groups
+
 __all__ = [
     "PAIR_BLOCK_BYTES",
+    "TIE_ALPHA",
     "bootstrap_chunks",
     "bootstrap_means",
     "compare_systems",
     "difference_intervals",
     "percentile_interval",
     "permutation_pvalues",
+    "rank_intervals_of",
 ]
 
+TIE_ALPHA = 0.05  # family-wise error of the tie groups (Holm over every pair)
 BATCH = 64  # resamples per batch: small enough for the counts to stay in cache (2× faster than 512)
 # working memory for the arrays computed per pair (a block of pairs at a time): 32 MB
 PAIR_BLOCK_BYTES = 32 * 1024 * 1024
@@ -101,15 +106,10 @@ def _bootstrap_chunks(matrix: np.ndarray, resamples: int, seed: int) -> Iterator
     missing = np.isnan(matrix)
     values = np.where(missing, 0.0, matrix).T  # items × systems
     scored = None if not missing.any() else (~missing).T.astype(float)
-    rng = np.random.default_rng(seed)
-    offsets = (np.arange(min(BATCH, resamples), dtype=np.int64) * n)[:, None]
     with _one_blas_thread():
-        for start in range(0, resamples, BATCH):
-            size = min(BATCH, resamples - start)
-            # the draws of scipy.stats.bootstrap, batch after batch of the same stream
-            index = rng.integers(0, n, (size, n))
-            counts = np.bincount((index + offsets[:size]).ravel(), minlength=size * n)
-            sums, totals = _sums(counts.reshape(size, n).astype(float), values, scored)
+        # the draws of scipy.stats.bootstrap, batch after batch of the same stream
+        for counts in resample_counts(n, resamples, seed, BATCH):
+            sums, totals = _sums(counts.astype(float), values, scored)
             with np.errstate(invalid="ignore", divide="ignore"):
                 yield sums / totals  # 0/0: no scored item drawn
 
@@ -244,8 +244,11 @@ def _count_extreme(values, scored, a, b, bound, n, draws, exact, rng) -> np.ndar
 def compare_systems(
     scores, names=None, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
 ) -> dict:
-    """Every system's score with its paired bootstrap interval, and for each pair (a, b) the
-    difference a − b with its interval and the randomisation p-value."""
+    """Every system's score with its paired bootstrap interval and its rank interval (the
+    same resamples: :class:`~argbench.scoring.statistics.RankCounter`), for each pair (a, b)
+    the difference a − b with its interval and the randomisation p-value, and ``ties``: the
+    groups of systems that cannot be told apart after Holm's correction over every pair
+    (:func:`~argbench.scoring.statistics.tie_groups`); higher scores rank first."""
     matrix = _matrix(scores)
     k = matrix.shape[0]
     names = [f"system {i}" for i in range(k)] if names is None else list(names)
@@ -254,6 +257,7 @@ def compare_systems(
     means = bootstrap_means(matrix, resamples, seed)
     point = np.nanmean(matrix, axis=1)
     low, high = percentile_interval(means, confidence)
+    rank_ci = rank_intervals_of(means, confidence)
     pairs = list(combinations(range(k), 2))
     result = {
         "n_items": int(matrix.shape[1]),
@@ -266,14 +270,19 @@ def compare_systems(
                 "score": float(point[i]),
                 "low": float(low[i]),
                 "high": float(high[i]),
+                "rank_low": rank_ci[i][0],
+                "rank_high": rank_ci[i][1],
             }
             for i in range(k)
         ],
         "pairs": [],
     }
+    p_of = np.ones((k, k))
     if pairs:
         d_low, d_high = difference_intervals(means, pairs, confidence)
         p_values, exact = permutation_pvalues(matrix, pairs, resamples, seed)
+        a, b = _pair_arrays(pairs)
+        p_of[a, b] = p_of[b, a] = p_values
         for j, (i, m) in enumerate(pairs):
             result["pairs"].append(
                 {
@@ -286,4 +295,21 @@ def compare_systems(
                 }
             )
         result["p_exact"] = exact
+    ties = tie_groups(point, p_of, alpha=TIE_ALPHA)
+    for i, letters in enumerate(ties["letters"]):
+        result["systems"][i]["group"] = letters
+    result["ties"] = {
+        "method": ties["method"],
+        "alpha": ties["alpha"],
+        "groups": [[names[i] for i in group] for group in ties["groups"]],
+    }
     return result
+
+
+def rank_intervals_of(means: np.ndarray, confidence: float = 0.95) -> list[tuple[int, int]]:
+    """Each system's rank interval over the resamples of ``means`` (resamples × systems), fed
+    to :class:`~argbench.scoring.statistics.RankCounter` a batch of resamples at a time."""
+    counter = RankCounter(means.shape[1])
+    for start in range(0, len(means), BATCH):
+        counter.add(means[start : start + BATCH])
+    return counter.intervals(confidence)

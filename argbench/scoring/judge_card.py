@@ -1,0 +1,263 @@
+"""A judge checked against people on CQs-Gen: the computation of a judge card.
+
+A judge is what turns a generated question into a label: the STS matcher with its model and
+threshold, an LLM with its prompt (``cq_reference_match``'s ``matcher`` and options). The
+release holds people's labels for 1,528 questions of the 15 shared-task submissions
+(``cqs_gen`` config ``extended``); a card says how far the judge agrees with them:
+
+- question level (:func:`question_level`): each labelled question matched against the
+  intervention's original test references (as the report's matcher-against-humans row),
+  the judge's label against the people's (Useful / Unhelpful / Invalid, NAE a class of its
+  own): agreement, Cohen's κ with a percentile-bootstrap interval over interventions (the
+  questions of one intervention share its references: they are resampled together), the
+  confusion matrix, the share the judge could not label (NAE) and the share it gave no
+  usable reply for (unscored, never counted as a disagreement);
+- system level (:func:`system_level`): the §6.1 protocol
+  (:func:`argbench.scoring.cq_submissions.score_systems`): each submission scored against the
+  test references plus the other submissions' questions, its ranking correlated with the
+  human ranking (share of its questions people labelled Useful): Pearson on the scores,
+  Spearman, Kendall's τ-b (:func:`argbench.scoring.statistics.ranking_correlation`), each with
+  a percentile-bootstrap interval over interventions (both scores of every system recomputed
+  on the same resampled interventions).
+
+The reproduction report's §5-6 κ row and §6.1 row call these same functions.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from argbench.scoring.cq_human_agreement import CATEGORIES, cq_human_agreement
+from argbench.scoring.cq_reference_match import ISSUE, LABELS, cq_reference_match
+from argbench.scoring.cq_submissions import N_SUBMISSIONS, score_systems
+from argbench.scoring.significance import percentile_interval
+from argbench.scoring.statistics import (
+    correlations_rows,
+    kappa_rows,
+    ranking_correlation,
+    resample_counts,
+)
+
+__all__ = ["llm_consistency", "question_level", "system_level", "test_questions"]
+
+RESAMPLES = 1_000
+CORRELATIONS = ("pearson_scores", "spearman_ranks", "kendall_tau")
+
+
+def test_questions(rows) -> tuple[list[str], list[list[str]], list[list], list[list[dict]]]:
+    """(intervention ids, questions, human labels, test references) per intervention of the
+    extended rows: the submitted (labelled) questions and the original references."""
+    ids, questions, human, refs = [], [], [], []
+    for i, row in enumerate(rows):
+        references = row.get("references") if isinstance(row, dict) else None
+        if not references or any("submission" not in r for r in references):
+            raise ValueError(
+                f"rows[{i}]: needs 'references' whose items carry 'submission' (cqs_gen config "
+                "'extended')"
+            )
+        ids.append(str(row["intervention_id"]))
+        questions.append([r["cq"] for r in references if r["submission"] >= 0])
+        human.append([r["label"] for r in references if r["submission"] >= 0])
+        refs.append([r for r in references if r["submission"] < 0])
+    return ids, questions, human, refs
+
+
+def _code(labels: Sequence[str]) -> np.ndarray:
+    code = {name: k for k, name in enumerate([*CATEGORIES, ISSUE])}
+    return np.array([code[label] for label in labels], dtype=int)
+
+
+def kappa_interval(
+    predicted: Sequence[Sequence[str]],
+    human: Sequence[Sequence[str]],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile-bootstrap interval of Cohen's κ (NAE a class; unscored replies left out)
+    over groups: ``predicted[g]`` and ``human[g]`` are the label names of group g's
+    questions. A resample's confusion matrix is the count-weighted sum of the groups'."""
+    k = len(CATEGORIES)
+    per_group = np.zeros((len(predicted), k, k))
+    for g, (p, h) in enumerate(zip(predicted, human, strict=True)):
+        p, h = _code(p), _code(h)
+        kept = p < k  # ISSUE (unscored) is the code past the categories
+        np.add.at(per_group[g], (h[kept], p[kept]), 1)
+    flat = per_group.reshape(len(predicted), k * k)
+    kappas = [
+        kappa_rows((counts.astype(float) @ flat).reshape(-1, k, k))
+        for counts in resample_counts(len(predicted), resamples, seed)
+    ]
+    return _interval(np.concatenate(kappas), confidence)
+
+
+def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap values (NaN ignored; NaN when none is defined)."""
+    if np.isnan(values).all():
+        return float("nan"), float("nan")
+    low, high = percentile_interval(values[:, None], confidence)
+    return float(low[0]), float(high[0])
+
+
+def question_level(
+    rows,
+    *,
+    thresholds: Sequence[float] = (0.65,),
+    label_names: Sequence[str] = LABELS,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    **judge,
+) -> dict:
+    """The judge's label of every labelled submitted question (matched against the test
+    references) against the people's: :func:`cq_human_agreement` (one matching, every STS
+    threshold applied to the same similarities) with, per threshold, κ's bootstrap interval
+    over interventions (``kappa_low``, ``kappa_high``) and ``seconds`` (the matching's wall
+    time). ``judge``: ``cq_human_agreement``'s matcher options (``model``; ``matcher="llm"``,
+    ``llm``, ``on_failure="incomplete"``: an unusable reply is unscored)."""
+    ids, questions, human, refs = test_questions(rows)
+    start = time.perf_counter()
+    result = cq_human_agreement(
+        questions, human, refs, thresholds=thresholds, label_names=label_names, **judge
+    )
+    result["seconds"] = time.perf_counter() - start
+    kept = [i for i, qs in enumerate(questions) if qs]
+    names = list(label_names)
+    human_names = [[h if isinstance(h, str) else names[int(h)] for h in human[i]] for i in kept]
+    bounds = np.cumsum([0, *(len(questions[i]) for i in kept)])
+    for threshold, labels in result["labels"].items():
+        grouped = [labels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        low, high = kappa_interval(
+            grouped, human_names, resamples=resamples, seed=seed, confidence=confidence
+        )
+        result["by_threshold"][threshold].update(kappa_low=low, kappa_high=high)
+    result["intervention_ids"] = [ids[i] for i in kept]
+    result["question_ids"] = [f"{ids[i]}#{k}" for i in kept for k in range(len(questions[i]))]
+    result["human"] = [h for group in human_names for h in group]
+    result.update(resamples=resamples, seed=seed, confidence=confidence)
+    return result
+
+
+def system_level(
+    rows,
+    label_names: Sequence[str] = LABELS,
+    *,
+    model=None,
+    threshold: float = 0.65,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    match: dict | None = None,
+    expected: int | None = N_SUBMISSIONS,
+) -> dict:
+    """§6.1: the judge's ranking of the submissions against the human ranking.
+
+    Returns ``correlation`` (:func:`ranking_correlation` of the judge's scores and the human
+    scores: ``pearson_scores``, ``spearman_ranks``, ``kendall_tau``, ``n``), each figure's
+    bootstrap interval over interventions in ``intervals``, ``systems`` (name, judge score,
+    human score), ``signature`` (the §6.1 scoring's), ``scored`` (score_systems's output) and
+    ``seconds``. ``model``, ``threshold``, ``match``: :func:`score_systems`'s; ``expected``:
+    the number of submissions the rows hold (None: any)."""
+    start = time.perf_counter()
+    scored = score_systems(
+        rows, model, label_names, threshold=threshold, baselines=(), match=match, expected=expected
+    )
+    seconds = time.perf_counter() - start
+    interventions = scored[0][1]["intervention_ids"]
+    judge = np.full((len(scored), len(interventions)), np.nan)
+    useful = np.zeros((len(scored), len(interventions)))
+    asked = np.zeros((len(scored), len(interventions)))
+    for s, (system, result) in enumerate(scored):
+        for i, (iid, value) in enumerate(
+            zip(result["intervention_ids"], result["intervention_scores"], strict=True)
+        ):
+            judge[s, i] = np.nan if value is None else value
+            labels = system["human"].get(iid, [])
+            useful[s, i], asked[s, i] = labels.count("Useful"), len(labels)
+    scores = [result["score"] for _, result in scored]
+    humans = [result["human_score"] for _, result in scored]
+    correlation = ranking_correlation(scores, humans)
+    scored_mask = ~np.isnan(judge)
+    values = np.where(scored_mask, judge, 0.0)
+    rows_ = {name: [] for name in CORRELATIONS}
+    for counts in resample_counts(len(interventions), resamples, seed):
+        w = counts.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = (w @ values.T) / (w @ scored_mask.T.astype(float))
+            h = (w @ useful.T) / (w @ asked.T)
+        for name, column in correlations_rows(a, h).items():
+            rows_[name].append(column)
+    intervals = {}
+    for name in CORRELATIONS:
+        low, high = _interval(np.concatenate(rows_[name]), confidence)
+        intervals[name] = {"low": low, "high": high}
+    return {
+        "correlation": correlation,
+        "intervals": intervals,
+        "systems": [
+            {"system": system["system"], "score": result["score"], "human": result["human_score"]}
+            for system, result in scored
+        ],
+        "signature": scored[0][1]["signature"],
+        "n_interventions": len(interventions),
+        "n_judgments": sum(result["n_questions"] for _, result in scored),
+        "n_unscored": sum(result["label_counts"].get(ISSUE, 0) for _, result in scored),
+        "seconds": seconds,
+        "scored": scored,
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": confidence,
+    }
+
+
+def _reordered(refs: list[list[dict]], seed: int) -> list[list[dict]]:
+    rng = random.Random(seed)
+    out = []
+    for group in refs:
+        group = list(group)
+        rng.shuffle(group)
+        out.append(group)
+    return out
+
+
+def llm_consistency(rows, *, label_names: Sequence[str] = LABELS, seed: int = 0, **judge) -> dict:
+    """How stable an LLM judge's answers are, on the question-level matching: the share of
+    questions whose matched reference (or NAE) changes when the same requests are sent again
+    (``repeat_changed``) and when each intervention's references are listed in another order
+    (``reorder_changed``, a seeded shuffle; the answer compared by the reference's id, not
+    its position). Only questions answered usably both times count (``n_repeat``,
+    ``n_reorder``). Run with the reply cache off: a cached reply repeats by construction."""
+    _, questions, _, refs = test_questions(rows)
+    kept = [i for i, qs in enumerate(questions) if qs]
+    questions, refs = [questions[i] for i in kept], [refs[i] for i in kept]
+    options = dict(judge, label_names=label_names, max_questions="all")
+
+    def answers(references) -> list:
+        matched = cq_reference_match(questions, references, **options)
+        flat_ids = [x for row in matched["matched_ids"] for x in row]
+        flat_labels = [x for row in matched["labels"] for x in row]
+        return [
+            None if label == ISSUE else ("NAE" if i is None else str(i))
+            for i, label in zip(flat_ids, flat_labels, strict=True)
+        ]
+
+    def changed(a, b) -> tuple[float, int]:
+        both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+        share = sum(x != y for x, y in both) / len(both) if both else float("nan")
+        return share, len(both)
+
+    first, again, shuffled = answers(refs), answers(refs), answers(_reordered(refs, seed))
+    repeat, n_repeat = changed(first, again)
+    reorder, n_reorder = changed(first, shuffled)
+    return {
+        "repeat_changed": repeat,
+        "n_repeat": n_repeat,
+        "reorder_changed": reorder,
+        "n_reorder": n_reorder,
+        "reorder_seed": seed,
+    }
