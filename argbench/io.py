@@ -11,6 +11,13 @@ encoding error leaves the old file as it was, never a truncated one that still p
 :func:`claim_output` checks an output path before the work that fills it (writable, not
 one of the inputs) and takes a lock on it for the rest of the process, so a second run on
 the same ``--out`` is refused at once instead of silently overwriting the first.
+
+A multi-file output (a folder: the leaderboard site, the submissions, a Space, a dataset
+build) is written by :func:`staged_folder` into a staging folder beside the target and
+swapped in whole, with a manifest of what argbench wrote: an interrupted run (Ctrl-C,
+kill -9, a full disk) leaves the old folder as it was, the next run recognises and removes
+the leftovers, and a file argbench did not write (or that was edited since) is never deleted
+or overwritten.
 """
 
 from __future__ import annotations
@@ -18,16 +25,24 @@ from __future__ import annotations
 import atexit
 import codecs
 import csv
+import ctypes
+import errno
+import hashlib
 import io
 import json
 import os
+import secrets
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
+    "MANIFEST",
+    "ForeignFilesError",
     "OutputBusyError",
+    "Staging",
     "atomic_write",
     "check_output",
     "check_text",
@@ -42,6 +57,7 @@ __all__ = [
     "is_claimed",
     "release_output",
     "save_figure",
+    "staged_folder",
     "write_claimed",
     "write_json",
     "write_records",
@@ -50,6 +66,10 @@ __all__ = [
 
 class OutputBusyError(FileExistsError):
     """Another process is writing the same output path."""
+
+
+class ForeignFilesError(FileExistsError):
+    """An output folder holds files argbench did not write where it would write its own."""
 
 
 # ---------------------------------------------------------------- readers
@@ -439,3 +459,301 @@ def write_records(path, rows: list[dict]) -> None:
         writer.writeheader()
         writer.writerows(rows)
     atomic_write(path, _encodable(buffer.getvalue(), str(path)))
+
+
+# ---------------------------------------------------------------- folders written whole
+
+MANIFEST = ".argbench-manifest"  # in an output folder: the files argbench wrote there (JSON;
+# no .json suffix: a glob for results files, *.json, never picks it up)
+# an earlier manifest: a JSON list of the names argbench wrote (no digests); read, never written
+_LEGACY_MANIFESTS = (".argbench-leaderboard.json",)
+_BOOKKEEPING = {MANIFEST, *_LEGACY_MANIFESTS}
+
+
+class Staging:
+    """A folder being written by :func:`staged_folder`: write into :attr:`path`; it replaces
+    :attr:`target` whole when the work is done."""
+
+    def __init__(self, target: Path, path: Path, earlier: dict[str, str | None]):
+        self.target = target
+        self.path = path
+        self._earlier = earlier  # relative name -> digest, of the files argbench wrote before
+
+    def target_of(self, path) -> Path:
+        """Where ``path`` (under :attr:`path`) will be once the folder is swapped in."""
+        return self.target / Path(path).relative_to(self.path)
+
+    def earlier(self, path) -> Path | None:
+        """The target's file at ``path``'s place when argbench wrote it there and nobody
+        changed it since (what a run may compare its new file with), else None."""
+        name = Path(path).relative_to(self.path).as_posix()
+        old = self.target / name
+        if name not in self._earlier or old.is_symlink() or not old.is_file():
+            return None
+        digest = self._earlier[name]
+        return old if digest is None or digest == _digest(old) else None
+
+
+@contextmanager
+def staged_folder(
+    target, *, what: str = "--out", dry_run: bool = False, wait: str | None = None, log=print
+) -> Iterator[Staging]:
+    """Write a whole output folder: yields a :class:`Staging` whose ``path`` (a folder beside
+    ``target``) the caller fills; when the block ends without an error, the files of
+    ``target`` that argbench did not write are carried over (hard links), a manifest of what
+    was written is added, and the staging folder is swapped in for ``target`` in one rename
+    (``renameat2(RENAME_EXCHANGE)`` where the system has it). An error, Ctrl-C or kill -9
+    leaves ``target`` as it was; the next run removes what an interrupted one left beside it
+    (and puts back a folder a kill cut off between two renames).
+
+    Refused (:class:`ForeignFilesError`, nothing changed): a ``target`` that holds files but
+    no manifest (a folder argbench did not write), and a run that would write over a file
+    argbench did not write or that was edited since. ``dry_run``: the same work and checks,
+    then the staging folder is removed and ``target`` is not touched. A second run on the same
+    target is refused at once (:class:`OutputBusyError`), or, with ``wait`` (a message for
+    ``log``), waits its turn."""
+    target = Path(os.path.abspath(target))
+    if target.is_symlink() and target.is_dir():
+        target = target.resolve()  # the folder the link points at is the output
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{what} {target} is a file; pass a folder")
+    _make_folder(target.parent, what)
+    lock = target.parent / f".{target.name}.argbench-lock"
+    try:
+        held = lock_file(lock, wait=bool(wait), on_wait=lambda: log(wait))
+        held.__enter__()
+    except BlockingIOError:
+        raise OutputBusyError(
+            f"{what} {target} is being written by another running argbench process; wait for "
+            "it to finish or choose another folder"
+        ) from None
+    except PermissionError as error:
+        raise PermissionError(f"{what} {target}: not writable ({error.strerror})") from None
+    try:
+        _heal(target, log)
+        earlier = _earlier_files(target, what)
+        staging = target.with_name(f".{target.name}.staging-{os.getpid()}-{secrets.token_hex(4)}")
+        staging.mkdir()  # not tempfile.mkdtemp: its 0700 would make the output private
+        try:
+            yield Staging(target, staging, earlier)
+            written = {
+                name: _digest(staging / name)
+                for name, kind in _entries(staging).items()
+                if kind == "file"
+            }
+            foreign = _foreign(target, earlier)
+            _refuse_collisions(target, foreign, written, what)
+            if not dry_run:
+                _carry_over(target, staging, foreign)
+                write_json(staging / MANIFEST, {"written_by": "argbench", "files": written})
+                _swap_in(staging, target)
+        finally:
+            if staging.exists():
+                _remove_tree(staging)
+    finally:
+        held.__exit__(None, None, None)
+
+
+def _make_folder(folder: Path, what: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            f"{what}: cannot create the folder {folder}, a part of that path is a file"
+        ) from None
+    except PermissionError as error:
+        raise PermissionError(
+            f"{what}: cannot create the folder {folder} ({error.strerror})"
+        ) from None
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _entries(folder: Path, prefix: str = "") -> dict[str, str]:
+    """Relative name -> "file", "link" or "folder" (an empty one) of everything under
+    ``folder``, links not followed; locks and argbench's bookkeeping files left out."""
+    found: dict[str, str] = {}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        name = prefix + entry.name
+        if entry.name.endswith(".argbench-lock") or (not prefix and entry.name in _BOOKKEEPING):
+            continue
+        if entry.is_symlink():
+            found[name] = "link"
+        elif entry.is_dir():
+            inside = _entries(Path(entry.path), name + "/")
+            found.update(inside or {name: "folder"})
+        else:
+            found[name] = "file"
+    return found
+
+
+def _manifest(folder: Path) -> dict[str, str | None] | None:
+    """The files argbench wrote into ``folder`` (name -> sha256, None when an older manifest
+    kept no digest), or None when it holds no manifest."""
+    for name in (MANIFEST, *_LEGACY_MANIFESTS):
+        path = folder / name
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                raise ForeignFilesError(
+                    f"{path}: argbench's manifest of that folder is not readable (edited?); "
+                    "move the folder away or choose another one"
+                ) from None
+            if isinstance(data, list):
+                return dict.fromkeys(map(str, data))
+            files = data.get("files") if isinstance(data, dict) else None
+            if isinstance(files, dict):
+                return {str(k): str(v) for k, v in files.items()}
+            raise ForeignFilesError(f"{path}: not a manifest argbench wrote; move the folder away")
+    return None
+
+
+def _earlier_files(target: Path, what: str) -> dict[str, str | None]:
+    if not target.is_dir():
+        return {}
+    earlier = _manifest(target)
+    if earlier is None:
+        held = list(_entries(target))
+        if held:
+            listed = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            raise ForeignFilesError(
+                f"{what} {target} holds files that argbench did not write ({listed}); choose a "
+                "new or empty folder (argbench never deletes or overwrites a file it did not "
+                "write)"
+            )
+        return {}
+    return earlier
+
+
+def _foreign(target: Path, earlier: dict[str, str | None]) -> dict[str, str]:
+    """What ``target`` holds that argbench did not write there, or that was changed since."""
+    if not target.is_dir():
+        return {}
+    foreign = {}
+    for name, kind in _entries(target).items():
+        digest = earlier.get(name, "") if name in earlier else ""
+        ours = kind == "file" and name in earlier and digest in (None, _digest(target / name))
+        if not ours:
+            foreign[name] = kind
+    return foreign
+
+
+def _refuse_collisions(target: Path, foreign: dict, written: dict, what: str) -> None:
+    def parents(name: str) -> set[str]:
+        parts = name.split("/")
+        return {"/".join(parts[:k]) for k in range(1, len(parts))}
+
+    written_parents = set().union(*map(parents, written)) if written else set()
+    clash = [
+        name
+        for name in foreign
+        if name in written
+        or (foreign[name] != "folder" and name in written_parents)
+        or parents(name) & set(written)
+    ]
+    if clash:
+        listed = ", ".join(clash[:5]) + (f" and {len(clash) - 5} more" if len(clash) > 5 else "")
+        raise ForeignFilesError(
+            f"{what} {target}: this run writes where files stand that argbench did not write "
+            f"or that were edited since it wrote them ({listed}); nothing was changed. Move "
+            "them away or choose another folder"
+        )
+
+
+def _carry_over(target: Path, staging: Path, foreign: dict[str, str]) -> None:
+    """The files of ``target`` argbench did not write, into ``staging`` at the same place:
+    hard links (the same file, no copy), a link as a link, an empty folder as a folder."""
+    for name, kind in foreign.items():
+        source, copy = target / name, staging / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "link":
+            os.symlink(os.readlink(source), copy)
+        elif kind == "folder":
+            copy.mkdir(exist_ok=True)
+        else:
+            try:
+                os.link(source, copy)
+            except OSError:
+                shutil.copy2(source, copy)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system
+    cannot (then the caller uses two renames)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, f"cannot swap {a} in for {b} ({os.strerror(code)})")
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """``staging`` becomes ``target``; the old ``target`` is removed once the new one is in place."""
+    old = target.with_name(f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    if _exchange(staging, target):
+        os.replace(staging, old)  # the old folder, now at the staging name
+    else:  # a kill between these two renames: the next run puts `old` back (_heal)
+        os.replace(target, old)
+        os.replace(staging, target)
+    _remove_tree(old)
+
+
+def _ours(folder: Path) -> bool:
+    """An old output argbench moved aside: its manifest, or nothing in it."""
+    if folder.is_symlink():
+        return True  # a link argbench never makes there: removing it deletes nothing else
+    return folder.is_dir() and (
+        any((folder / name).exists() for name in _BOOKKEEPING) or not any(folder.iterdir())
+    )
+
+
+def _heal(target: Path, log) -> None:
+    """Remove what an interrupted run left beside ``target``; an old output a kill cut off
+    between two renames is put back first."""
+    stem = f".{target.name}."
+    leftovers = sorted(
+        (
+            p
+            for p in target.parent.iterdir()
+            if p.name.startswith(stem + "staging-")
+            or (p.name.startswith(stem + "old-") and _ours(p))
+        ),
+        key=lambda p: p.lstat().st_mtime,
+    )
+    olds = [p for p in leftovers if p.name[len(stem) :].startswith("old-")]
+    if (
+        olds
+        and not target.exists()
+        and not olds[-1].is_symlink()
+        and (olds[-1] / MANIFEST).is_file()
+    ):
+        os.replace(olds[-1], target)
+        log(f"put back {target}, which an interrupted run had moved to {olds[-1].name}")
+    for path in leftovers:
+        kind = path.name[len(stem) :].split("-", 1)[0]
+        if kind in ("staging", "old") and (path.exists() or path.is_symlink()):
+            _remove_tree(path)
+            log(f"removed {path.name}, left by an interrupted run")
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path)
