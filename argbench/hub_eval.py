@@ -18,7 +18,11 @@ in a field of its own (``off_protocol``: what differs), not only in ``notes``.
 
 from __future__ import annotations
 
+import io
+
+import ruamel.yaml
 import yaml
+from ruamel.yaml.error import YAMLError as RuamelError
 
 from argbench.results import headline_figure
 from argbench.scoring import headline_of
@@ -142,19 +146,32 @@ def _entry_key(entry: dict) -> tuple:
 def merge_entries(existing_text: str | None, entry: dict, where: str) -> tuple[str, bool]:
     """(the YAML list with ``entry`` added, whether it replaced an entry): an existing list
     keeps every other entry; only the one for the same model, dataset, revision and task is
-    replaced. A file that is not such a list is refused, not
-    overwritten."""
-    entries = []
-    if existing_text is not None and existing_text.strip():
-        try:
-            entries = yaml.safe_load(existing_text)
-        except yaml.YAMLError as error:
-            raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise ValueError(
-                f"{where}: not a list of eval-results entries; not overwritten (move it aside)"
-            )
-    kept = [e for e in entries if _entry_key(e) != _entry_key(entry)]
-    replaced = len(kept) != len(entries)
-    text = yaml.safe_dump([*kept, entry], sort_keys=False, allow_unicode=True, width=1000)
-    return text, replaced
+    replaced. A file that is not such a list is refused, not overwritten. An existing file is
+    edited with a round-trip YAML library (ruamel.yaml): its comments, anchors, quoting and
+    key order stay as the user wrote them."""
+    if existing_text is None or not existing_text.strip():
+        return yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=1000), False
+    editor = _round_trip()
+    try:
+        entries = editor.load(existing_text)
+    except RuamelError as error:
+        raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ValueError(
+            f"{where}: not a list of eval-results entries; not overwritten (move it aside)"
+        )
+    same = [k for k, e in enumerate(entries) if _entry_key(e) == _entry_key(entry)]
+    for index in reversed(same):
+        del entries[index]  # the other entries, and their comments, stay where they are
+    entries.append(entry)
+    out = io.StringIO()
+    editor.dump(entries, out)
+    return out.getvalue(), bool(same)
+
+
+def _round_trip():
+    editor = ruamel.yaml.YAML(typ="rt")
+    editor.preserve_quotes = True
+    editor.width = 1000
+    editor.allow_unicode = True
+    return editor

@@ -353,8 +353,11 @@ def _release_all() -> None:
 def atomic_write(path, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder (flush, fsync,
     rename): the target holds either its old content or the new, whole. A failure (full
-    disk, no permission) removes the temporary file and says the target was left unchanged."""
+    disk, no permission) removes the temporary file and says the target was left unchanged.
+    A symbolic link is written through (the file it points at), never replaced by a file."""
     path = Path(path)
+    if path.is_symlink():  # write the file the link points at; the link stays a link
+        path = Path(os.path.realpath(path))
     if isinstance(data, str):
         data = data.encode("utf-8")  # before any file is opened: an encoding error changes nothing
     path.parent.mkdir(parents=True, exist_ok=True)

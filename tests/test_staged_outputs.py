@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 import argbench.io
 from argbench.cli import main
@@ -335,3 +336,63 @@ def test_a_rebuild_keeps_the_users_file_in_a_built_dataset_folder(
     assert "README.md" in manifest["files"] and "NOTES.md" not in manifest["files"]
     argbench.build("cqs_gen", tmp_path / "out", sources=mirror, cache_dir=cache_dir)
     assert (folder / "NOTES.md").read_text() == "mine" and (folder / "README.md").is_file()
+
+
+USER_YAML = """\
+# my model's scores, kept by hand
+- &base
+  dataset:
+    id: someone/other   # another benchmark
+    task_id: other
+  value: 0.5
+- <<: *base
+  value: 0.6  # a second run
+"""
+
+
+def test_eval_results_keeps_the_users_comments_and_anchors(tmp_path, capsys):
+    """Old: adding an entry to an existing <task>.yaml rewrote it with PyYAML: every comment
+    and anchor gone (the alias expanded). New: edited round-trip (ruamel.yaml), the user's
+    text kept and the entry added. Control: a new file is a plain list of one entry."""
+    from argbench.results import write_results
+    from tests.helpers import cli
+    from tests.test_hostile_results import relevance_doc
+
+    out = tmp_path / ".eval_results"
+    out.mkdir()
+    target = out / "argument_relevance.yaml"
+    target.write_text(USER_YAML)
+    mine = write_results(relevance_doc(system="mine"), tmp_path / "mine.json")
+    code, _, err = cli(capsys, "eval-results", mine, "--out", out)
+    assert code == 0, err
+    text = target.read_text()
+    assert text.startswith(USER_YAML)  # every line of the user's as it was
+    entries = yaml.safe_load(text)
+    assert [e.get("system") for e in entries] == [None, None, "mine"]
+    assert entries[1]["dataset"]["id"] == "someone/other" and entries[1]["value"] == 0.6
+    again = write_results(relevance_doc(n=8, system="mine"), tmp_path / "again.json")
+    assert cli(capsys, "eval-results", again, "--out", out)[0] == 0  # replaces its own entry
+    assert target.read_text().startswith(USER_YAML) and len(yaml.safe_load(target.read_text())) == 3
+    fresh = tmp_path / "fresh"  # control
+    assert cli(capsys, "eval-results", mine, "--out", fresh)[0] == 0
+    assert [e["system"] for e in yaml.safe_load((fresh / target.name).read_text())] == ["mine"]
+
+
+def test_eval_results_writes_through_a_symlink_and_keeps_it(tmp_path, capsys):
+    """Old: a <task>.yaml that is a symbolic link (to a shared file) was replaced by a plain
+    file. New: the file it points at gets the entry; the link stays a link."""
+    from argbench.results import write_results
+    from tests.helpers import cli
+    from tests.test_hostile_results import relevance_doc
+
+    shared = tmp_path / "shared" / "argument_relevance.yaml"
+    shared.parent.mkdir()
+    shared.write_text(USER_YAML)
+    out = tmp_path / ".eval_results"
+    out.mkdir()
+    (out / shared.name).symlink_to(shared)
+    mine = write_results(relevance_doc(system="mine"), tmp_path / "mine.json")
+    code, _, err = cli(capsys, "eval-results", mine, "--out", out)
+    assert code == 0, err
+    assert (out / shared.name).is_symlink()
+    assert [e.get("system") for e in yaml.safe_load(shared.read_text())][-1] == "mine"

@@ -198,7 +198,10 @@ def publish_space(args) -> int:
     )
     head = "dry run: would publish" if args.dry_run else "published"
     print(f"{head} the leaderboard to Space {args.repo_id}, tag {plan['tag']}")
-    print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
+    if args.dry_run:
+        print("folder: not written (a dry run writes only its own staging folder, removed)")
+    else:
+        print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
     for entry in plan["files"]:
         print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
     return 0
