@@ -30,10 +30,13 @@ import errno
 import hashlib
 import io
 import json
+import math
 import os
+import re
 import secrets
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,10 +48,14 @@ __all__ = [
     "Staging",
     "atomic_write",
     "check_output",
+    "check_name",
     "check_text",
+    "csv_cell",
     "claim_output",
     "lock_file",
     "looks_like_path",
+    "name_key",
+    "parse_json",
     "read_csv",
     "read_json",
     "read_jsonl",
@@ -127,11 +134,96 @@ def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> V
     return ValueError(f"{where}: {what}")
 
 
+class _OutOfRange:
+    """A number of the file that Python cannot hold as the JSON reader would (a float beyond
+    ±1.8e308, which would become inf; an integer of more digits than Python converts)."""
+
+    def __init__(self, literal: str):
+        self.literal = literal
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # an escaped surrogate: maybe a lone one
+
+
+def _checked_int(literal: str):
+    try:
+        return int(literal)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        return _OutOfRange(literal)
+
+
+def parse_json(text: str, where: str):
+    """``json.loads`` that names the file (and line) and field for what Python cannot hold:
+    a number out of a float's range (``1e999``, which ``json`` reads as inf), an integer of
+    thousands of digits, nesting deeper than the parser's recursion, a lone surrogate
+    (``"\\ud800"``). The fields are looked for only when the text holds such a thing."""
+    found = []
+
+    def checked_float(literal: str):
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        found.append(literal)
+        return _OutOfRange(literal)
+
+    try:
+        try:
+            value = json.loads(text, parse_float=checked_float)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # an integer of more digits than Python converts
+            value = json.loads(text, parse_float=checked_float, parse_int=_checked_int)
+            found.append("int")
+    except RecursionError:
+        raise ValueError(
+            f"{where}: nested too deeply (arrays or objects inside each other beyond what "
+            "Python's JSON reader can follow); not a file argbench reads"
+        ) from None
+    if found or ("\\u" in text and _SURROGATE.search(text)):
+        problem = _first_problem(value)
+        if problem is not None:
+            field, what = problem
+            raise ValueError(f"{where}, field {field or '(the document)'}: {what}")
+    return value
+
+
+def _first_problem(value) -> tuple[str, str] | None:
+    """(field path, what is wrong) of the first value :func:`parse_json` refuses, else None."""
+    stack = [("", value)]
+    while stack:
+        field, item = stack.pop()
+        if isinstance(item, _OutOfRange):
+            shown = (
+                item.literal
+                if len(item.literal) <= 24
+                else f"{item.literal[:20]}… ({len(item.literal):,} characters)"
+            )
+            return (
+                field,
+                f"the number {shown} is out of range (no finite float or integer Python can hold)",
+            )
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return field, "a lone surrogate escape (\\ud800-\\udfff) that is no character"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                try:
+                    key.encode("utf-8")
+                except UnicodeEncodeError:
+                    return field, f"a key with a lone surrogate escape ({key!r})"
+                stack.append((f"{field}.{key}" if field else key, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{field}[{k}]", inner) for k, inner in enumerate(item))
+    return None
+
+
 def read_json(path: Path):
     """The parsed JSON document of ``path``."""
     text = read_text(path)
     try:
-        return json.loads(text)
+        return parse_json(text, str(path))
     except json.JSONDecodeError as error:
         hint = "; JSON Lines files end in .jsonl" if error.msg.startswith("Extra data") else ""
         raise ValueError(f"{_json_error(path, error)}{hint}") from None
@@ -143,7 +235,7 @@ def read_jsonl(path: Path) -> list:
     for number, line in enumerate(read_text(path).split("\n"), 1):
         if line.strip():
             try:
-                records.append(json.loads(line))
+                records.append(parse_json(line, f"{path}, line {number}"))
             except json.JSONDecodeError as error:
                 raise _json_error(path, error, number) from None
     return records
@@ -449,9 +541,55 @@ def save_figure(fig, path, **options) -> Path:
     return atomic_write(path, buffer.getvalue())
 
 
+# a spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """``value`` as a CSV cell a spreadsheet shows as text: a text starting with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (a number, and a text that
+    is one such as ``-0.5``, are left as they are)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+def check_name(name: str, where: str) -> str:
+    """A name a person reads (a system's): refused when it holds a control character (a
+    terminal escape, a line break) or an invisible format character (bidi controls such as
+    U+202E, zero-width characters), which make a name show as another; returned as given."""
+    check_text(name, where)
+    for index, char in enumerate(name):
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            kind = (
+                "a control character"
+                if unicodedata.category(char) == "Cc"
+                else ("an invisible format character (bidi control or zero-width)")
+            )
+            raise ValueError(
+                f"{where} {name!r}: {kind}, U+{ord(char):04X} "
+                f"({unicodedata.name(char, 'unnamed')}), at position {index}: a name is shown "
+                "to people; remove it"
+            )
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: Unicode NFKC (full-width and compatibility forms
+    folded), invisible format characters removed, spaces collapsed, case folded. Two names
+    with one key read alike: refused where names must be told apart."""
+    text = unicodedata.normalize("NFKC", str(name))
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
 def write_records(path, rows: list[dict]) -> None:
-    """``rows`` as CSV (header from the first row) or JSON Lines, by the suffix of ``path``,
-    written atomically."""
+    """``rows`` as CSV (header from the first row; text a spreadsheet would evaluate
+    neutralised, :func:`csv_cell`) or JSON Lines, by the suffix of ``path``, written
+    atomically."""
     path = check_output(path)
     buffer = io.StringIO(newline="")
     if path.suffix == ".jsonl":
@@ -460,7 +598,7 @@ def write_records(path, rows: list[dict]) -> None:
     else:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else [])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
     atomic_write(path, _encodable(buffer.getvalue(), str(path)))
 
 

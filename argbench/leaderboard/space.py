@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from argbench._version import __version__
-from argbench.io import atomic_write, write_json
+from argbench.io import atomic_write, name_key, write_json
 from argbench.leaderboard.table import headline_key, read
 from argbench.scoring import declaration
 from argbench.space_bundle import bundle_module, space_requirements
@@ -125,10 +125,17 @@ def write_space(results, out, space_config: dict) -> Path:
     then copied byte for byte under names of :data:`BOARD_RESULTS` (an upload the Space kept,
     ``results/upload-*.json``, never has such a name)."""
     docs = read(results)  # refuses an edited, partial or unreadable file before writing
-    names = [doc.get("system") for _, doc in docs]
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    by_key: dict[str, list[str]] = {}  # names that read alike are one name (name_key)
+    for path, doc in docs:
+        by_key.setdefault(name_key(str(doc.get("system"))), []).append(
+            f"{doc.get('system')!r} ({path})"
+        )
+    repeated = [" and ".join(files) for files in by_key.values() if len(files) > 1]
     if repeated:
-        raise ValueError(f"system names given twice: {', '.join(map(str, repeated))}")
+        raise ValueError(
+            f"system names given twice or that read alike: {'; '.join(repeated)}; rename one "
+            "(argbench evaluate --system) so that people can tell the rows apart"
+        )
     out = Path(out)
     (out / "results").mkdir(parents=True, exist_ok=True)
     for index, (path, _) in enumerate(docs):

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argbench.io import atomic_write, write_json
+from argbench.io import atomic_write, csv_cell, write_json
 from argbench.results import DATASET_FIELDS, compare_results, read_results
 from argbench.scoring import headline_or_none
 from argbench.signature import Signature
@@ -324,7 +324,9 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=["benchmark", "task", *FIELDS], lineterminator="\n")
     writer.writeheader()
-    writer.writerows(flat(c, r) for c in columns_ for r in c.rows)
+    writer.writerows(  # a system name is user text: never a formula in a spreadsheet
+        {k: csv_cell(v) for k, v in flat(c, r).items()} for c in columns_ for r in c.rows
+    )
     atomic_write(stem.with_name(stem.name + ".csv"), buffer.getvalue())
     write_json(
         stem.with_name(stem.name + ".json"),
