@@ -89,32 +89,43 @@ def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, d
     (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not."""
     dataset = doc.get("dataset") or {}
     source = str(dataset.get("source") or "")
+    reasons = []  # every reason, not the first: a user fixes them all in one go
     if not source.startswith("hub:") or not dataset.get("commit"):
-        raise NotALeaderboardValue(
+        reasons.append(
             "the results were not computed on a Hub dataset: score with argbench evaluate ... "
             "--dataset ORG/NAME@vVERSION --out FILE, so the entry can name the dataset and the "
             f"commit scored (this file's dataset source: {source or 'none'})"
         )
-    task = _task_of(doc)
+    try:
+        task = _task_of(doc)
+    except NotALeaderboardValue as error:
+        task = None
+        reasons.append(str(error))
     figure = headline_figure(doc)
     if figure["partial"]:
-        raise NotALeaderboardValue(
+        reasons.append(
             f"partial results: {figure['n_missing']:,} of the split's "
             f"{figure['n_items'] + figure['n_missing']:,} items were not scored (--allow-missing "
             "or a harness --limit); a leaderboard value scores every item of the split"
         )
     if figure["incomplete"]:
         failed = (doc["result"] or {}).get("n_failed")
-        raise NotALeaderboardValue(
+        reasons.append(
             f"incomplete results (complete: false, {failed} failed judgment(s), "
             "--allow-incomplete): a leaderboard value has every judgment; run it again "
             "(the replies received are cached)"
         )
-    differences = protocol_differences(task, doc["signature"])
+    differences = protocol_differences(task, doc["signature"]) if task else []
     if differences and not off_protocol:
-        raise NotALeaderboardValue(
+        reasons.append(
             f"not computed on the protocol of task {task.id}: " + "; ".join(differences) + ". "
             "Score with the task's settings, or --off-protocol to write an entry that says so"
+        )
+    if len(reasons) == 1:
+        raise NotALeaderboardValue(reasons[0])
+    if reasons:
+        raise NotALeaderboardValue(
+            f"{len(reasons)} reasons: " + " ".join(f"({k}) {r}" for k, r in enumerate(reasons, 1))
         )
     value = figure["value"]
     if value is None:

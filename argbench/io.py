@@ -366,9 +366,13 @@ def cache_folder(env: str, name: str) -> Path:
     return Path(hf_home) / "argbench" / name
 
 
-def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), what="--out"):
+def check_output(
+    path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), what="--out", create=True
+):
     """``path`` can be written: the right suffix, not a folder, its folder creatable and
-    writable, not one of ``inputs``. Checked before the work that fills it."""
+    writable, not one of ``inputs``. Checked before the work that fills it. ``create=False``:
+    a missing folder is not made yet (a refused run leaves no empty folder behind); the
+    nearest folder that exists must be writable."""
     path = Path(path)
     if suffixes and path.suffix not in suffixes:
         endings = " or ".join(
@@ -386,6 +390,13 @@ def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), wh
                 "choose another output name"
             )
     folder = path.parent
+    if not create and not folder.exists():
+        existing = next((p for p in folder.parents if p.exists()), Path("."))
+        if not existing.is_dir():
+            raise NotADirectoryError(
+                f"{what} {path}: cannot create its folder {folder}, a part of that path is a file"
+            )
+        folder = existing  # checked below; made when the output is written
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

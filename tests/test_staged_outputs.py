@@ -396,3 +396,42 @@ def test_eval_results_writes_through_a_symlink_and_keeps_it(tmp_path, capsys):
     assert code == 0, err
     assert (out / shared.name).is_symlink()
     assert [e.get("system") for e in yaml.safe_load(shared.read_text())][-1] == "mine"
+
+
+def test_write_results_once_releases_the_locks_it_took(tmp_path):
+    """Old: the output locks write_results_once took were held until the interpreter exited
+    (a notebook kept them: its lock files stayed, another process was refused the paths).
+    New: released when the write is done; a claim the caller took is left to the caller."""
+    from argbench.io import claim_output, is_claimed, release_output
+    from argbench.results import write_results_once
+
+    doc = results("a", [1.0] * 20)
+    path = tmp_path / "a.json"
+    write_results_once([(path, doc)])
+    assert not is_claimed(path) and not list(tmp_path.glob(".*argbench-lock"))
+    held = tmp_path / "b.json"  # control: the caller's own claim stays until it releases it
+    claim_output(held, suffixes=(".json",))
+    write_results_once([(held, results("b", [1.0] * 20))])
+    assert is_claimed(held)
+    release_output(held)
+
+
+def test_eval_results_gives_every_reason_and_leaves_no_empty_folder(tmp_path, capsys):
+    """Old: a partial run not computed on a Hub dataset was refused with the first reason
+    only ("not computed on a Hub dataset"), and --out .eval_results/ was left behind, empty.
+    New: every reason (here: not a Hub dataset, and partial), and no folder. Control: a
+    complete Hub run writes the folder and its entry."""
+    from argbench.results import write_results
+    from tests.helpers import cli
+    from tests.test_hostile_results import relevance_doc
+
+    doc = relevance_doc(missing=["x"])
+    doc["dataset"] = {**doc["dataset"], "source": "argbench", "commit": None}
+    bad = write_results(doc, tmp_path / "partial.json")
+    out = tmp_path / ".eval_results"
+    code, _, err = cli(capsys, "eval-results", bad, "--out", out)
+    assert code == 2 and "2 reasons" in err
+    assert "not computed on a Hub dataset" in err and "partial results" in err
+    assert not out.exists()
+    good = write_results(relevance_doc(system="mine"), tmp_path / "good.json")
+    assert cli(capsys, "eval-results", good, "--out", out)[0] == 0 and any(out.iterdir())

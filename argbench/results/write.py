@@ -103,7 +103,11 @@ def write_results_once(
             "result (a run with other settings or another argbench version, or an edited file); "
             f"nothing was written. To keep both, {advice}"
         )
-    for path, doc, new in outcome:
-        if new:
-            write_results(doc, path, claim=staging is None)
+    try:
+        for path, doc, new in outcome:
+            if new:
+                write_results(doc, path, claim=staging is None)
+    finally:  # the claims taken here end with the write (a notebook keeps its process)
+        for path in claimed:
+            release_output(path)
     return outcome
