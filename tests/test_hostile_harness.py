@@ -466,3 +466,21 @@ def test_a_run_given_another_prompt_is_refused_naming_file_and_record(data, tmp_
         samples.write_text("\n".join(lines) + "\n")  # a log without the prompts: not checkable
         code, _, err = import_cli(capsys, tmp_path / "new", out=tmp_path / "unlogged")
         assert code == 2 and "logged no prompt" in err
+
+
+def test_a_run_that_echoes_the_prompt_is_called_so_not_empty(data, tmp_path, capsys):
+    """Old: a run whose every generation repeats its prompt (and nothing else) was refused as
+    "every generation is empty", which sends the user looking for a server that returns
+    nothing. New: refused as an echo of the prompt. Control: really empty generations are
+    still called empty."""
+    docs = runs.documents("cqs_gen")[:2]
+    echoed = [runs.prompt("cqs_gen", doc) for doc in docs]
+    code, _, err = import_cli(
+        capsys, lm_eval_folder(tmp_path / "a", "cqs_gen", echoed), out=tmp_path / "o"
+    )
+    assert code == exit_for("import-harness", "degenerate")
+    assert "repeats the prompt" in err and "is empty" not in err
+    code, _, err = import_cli(
+        capsys, lm_eval_folder(tmp_path / "b", "cqs_gen", ["", ""]), out=tmp_path / "p"
+    )
+    assert code == exit_for("import-harness", "degenerate") and "is empty" in err  # control

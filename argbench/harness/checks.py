@@ -165,15 +165,24 @@ _EMPTY = (
     "returned nothing (a stop sequence at the start, a context overflow, a model that ends at "
     "once?). "
 )
+_ECHO = (
+    "every one of the {n} generations repeats the prompt and adds nothing argbench can read "
+    "(the prompt is dropped from a generation before it is parsed): the server echoes the "
+    "input (a completions route with echo=true, or a chat template the model continues "
+    "instead of answering?). "
+)
 _WHAT = "No result is made from this run; fix the route and run it again."
 
 
-def refuse_degenerate(name: str, records: list[dict], where, loglikelihoods=None) -> None:
+def refuse_degenerate(
+    name: str, records: list[dict], where, loglikelihoods=None, echoes=None
+) -> None:
     """Raise :class:`DegenerateRunError` when the run's outputs are all alike.
 
     ``loglikelihoods``: the raw values the harness logged (lm-eval's ``resps``), when it keeps
-    them; all zero is named as its own cause. One output cannot be tied with another, so a
-    run of one item is left alone."""
+    them; all zero is named as its own cause. ``echoes``: for each generation, whether its
+    raw text held the prompt (an empty record is then an echo, not an empty reply). One
+    output cannot be tied with another, so a run of one item is left alone."""
     if len(records) < 2:
         return
     t = task(name)
@@ -187,7 +196,8 @@ def refuse_degenerate(name: str, records: list[dict], where, loglikelihoods=None
     else:
         field = t.prediction
         if all(not r.get(field) for r in records):
-            why = _EMPTY.format(n=len(records))
+            echoed = echoes is not None and len(echoes) == len(records) and all(echoes)
+            why = (_ECHO if echoed else _EMPTY).format(n=len(records))
     if why:
         raise DegenerateRunError(f"{where}: {name}: {why}{_WHAT}")
 

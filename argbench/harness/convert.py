@@ -111,7 +111,7 @@ def _lm_eval_run(results_file: Path, command) -> list:
             raise FileNotFoundError(
                 f"{samples}: missing; run lm_eval with --log_samples so argbench can score items"
             )
-        records, loglikelihoods = [], []
+        records, loglikelihoods, echoes = [], [], []
         for number, sample in enumerate(read_jsonl(samples), 1):
             at = f"{samples}, record {number}"
             if not isinstance(sample, dict) or not isinstance(sample.get(first), dict):
@@ -120,7 +120,9 @@ def _lm_eval_run(results_file: Path, command) -> list:
             records.append(sample[first])
             if task(short).behaviour.choice:
                 loglikelihoods += checks.finite(_loglikelihoods(sample), f"{at}, field 'resps'")
-        checks.refuse_degenerate(short, records, samples, loglikelihoods)
+            else:
+                echoes.append(_echoes(short, sample))
+        checks.refuse_degenerate(short, records, samples, loglikelihoods, echoes)
         harness = {
             "name": "lm-eval",
             "version": run.get("lm_eval_version"),
@@ -162,6 +164,20 @@ def _logged_prompt(sample: dict) -> str | None:
     if isinstance(value, list):
         value = value[0] if value else None
     return value if isinstance(value, str) else None
+
+
+def _echoes(short: str, sample: dict) -> bool:
+    """Whether the generation lm-eval logged holds the document's prompt (an echo)."""
+    resps = sample.get("resps")
+    text = (
+        resps[0][0]
+        if isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]
+        else None
+    )
+    if not isinstance(text, str) or not text.strip():
+        return False
+    prompt = runs.prompt(short, sample["doc"]).strip()
+    return bool(prompt) and prompt[:200] in text
 
 
 def _loglikelihoods(sample: dict) -> list:
