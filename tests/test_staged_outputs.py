@@ -435,3 +435,33 @@ def test_eval_results_gives_every_reason_and_leaves_no_empty_folder(tmp_path, ca
     assert not out.exists()
     good = write_results(relevance_doc(system="mine"), tmp_path / "good.json")
     assert cli(capsys, "eval-results", good, "--out", out)[0] == 0 and any(out.iterdir())
+
+
+def test_staged_folder_edges(tmp_path):
+    """A hostile pass on the helper itself: a file of the user's where argbench writes a
+    folder is refused; a second run on the same folder is refused at once; a target that is a
+    symbolic link is written where it points (the link stays); a manifest edited into garbage
+    refuses the folder; a rerun in the same process leaves no lock or staging beside it."""
+    from argbench.io import OutputBusyError
+
+    out = tmp_path / "out"
+    with staged_folder(out) as staging:
+        (staging.path / "a.txt").write_text("a")
+    (out / "results").write_text("the user's file, where a folder goes")
+    with pytest.raises(ForeignFilesError, match="results"), staged_folder(out) as staging:
+        (staging.path / "results").mkdir()
+        (staging.path / "results" / "x.json").write_text("{}")
+    assert (out / "results").read_text().startswith("the user's")
+    with staged_folder(out), pytest.raises(OutputBusyError), staged_folder(out):
+        pass  # the same folder, while the first run holds it
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    with staged_folder(link) as staging:
+        (staging.path / "b.txt").write_text("b")
+    assert link.is_symlink() and (real / "b.txt").read_text() == "b"
+    (out / MANIFEST).write_text("not json")
+    with pytest.raises(ForeignFilesError, match="manifest"), staged_folder(out):
+        pass
+    assert beside(out) == [] and beside(real) == []
