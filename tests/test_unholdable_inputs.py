@@ -126,3 +126,40 @@ def test_csv_output_never_hands_a_spreadsheet_a_formula(tmp_path):
     assert "'" + formula in systems and "strong" in systems
     write_records(tmp_path / "rows.csv", [{"item": "+cmd", "score": -1.5}])
     assert (tmp_path / "rows.csv").read_text().splitlines()[1] == "'+cmd,-1.5"
+
+
+def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_records(
+    tmp_path, fixture_mirror, cache_dir
+):
+    """Old: duplicate ids were refused without the file or where they occur, and a
+    prediction keyed by one id whose record names another was scored as the record's item,
+    silently. New: the file and the records of each duplicate are named; the disagreeing key
+    is refused naming the file, record, key and id. Control: the same predictions, once."""
+    import argbench
+
+    mirror = str(fixture_mirror("cqs_gen"))
+    where = {"sources": mirror, "cache_dir": cache_dir}
+    rows = argbench.load_dataset("cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir)
+    ids = rows["validation"]["intervention_id"]
+    good = {i: {"intervention_id": i, "cqs": ["Why?", "How?", "Who?"]} for i in ids}
+    path = tmp_path / "p.jsonl"
+    lines = [json.dumps(r) for r in good.values()]
+    path.write_text("\n".join([*lines, lines[0]]) + "\n")
+
+    def run(source):
+        return argbench.evaluate_predictions(
+            "cr_diversity", str(source), "cqs_gen", "interventions", "validation", **where
+        )
+
+    with pytest.raises(ValueError) as error:
+        run(path)
+    assert str(path) in str(error.value) and f"at records 0, {len(lines)}" in str(error.value)
+    keyed = tmp_path / "k.json"
+    swapped = dict(good)
+    swapped[ids[0]] = {**good[ids[0]], "intervention_id": ids[1]}
+    keyed.write_text(json.dumps(swapped))
+    with pytest.raises(ValueError, match="disagree") as error:
+        run(keyed)
+    assert str(keyed) in str(error.value) and "record 0" in str(error.value)
+    keyed.write_text(json.dumps(good))  # control
+    assert run(keyed)["n_items"] == len(ids)
