@@ -110,7 +110,7 @@ def evaluate_predictions(
         )
     except ValueError as error:  # a record's error names the predictions file too
         if isinstance(predictions, (str, Path)) and str(predictions) not in str(error):
-            raise ValueError(f"{predictions}, {error}") from None
+            raise ValueError(f"{predictions}: {error}") from None
         raise
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
