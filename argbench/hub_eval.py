@@ -18,7 +18,11 @@ in a field of its own (``off_protocol``: what differs), not only in ``notes``.
 
 from __future__ import annotations
 
+import io
+
+import ruamel.yaml
 import yaml
+from ruamel.yaml.error import YAMLError as RuamelError
 
 from argbench.results import headline_figure
 from argbench.scoring import headline_of
@@ -91,32 +95,43 @@ def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, d
         )
     dataset = doc.get("dataset") or {}
     source = str(dataset.get("source") or "")
+    reasons = []  # every reason, not the first: a user fixes them all in one go
     if not source.startswith("hub:") or not dataset.get("commit"):
-        raise NotALeaderboardValue(
+        reasons.append(
             "the results were not computed on a Hub dataset: score with argbench evaluate ... "
             "--dataset ORG/NAME@vVERSION --out FILE, so the entry can name the dataset and the "
             f"commit scored (this file's dataset source: {source or 'none'})"
         )
-    task = _task_of(doc)
+    try:
+        task = _task_of(doc)
+    except NotALeaderboardValue as error:
+        task = None
+        reasons.append(str(error))
     figure = headline_figure(doc)
     if figure["partial"]:
-        raise NotALeaderboardValue(
+        reasons.append(
             f"partial results: {figure['n_missing']:,} of the split's "
             f"{figure['n_items'] + figure['n_missing']:,} items were not scored (--allow-missing "
             "or a harness --limit); a leaderboard value scores every item of the split"
         )
     if figure["incomplete"]:
         failed = (doc["result"] or {}).get("n_failed")
-        raise NotALeaderboardValue(
+        reasons.append(
             f"incomplete results (complete: false, {failed} failed judgment(s), "
             "--allow-incomplete): a leaderboard value has every judgment; run it again "
             "(the replies received are cached)"
         )
-    differences = protocol_differences(task, doc["signature"])
+    differences = protocol_differences(task, doc["signature"]) if task else []
     if differences and not off_protocol:
-        raise NotALeaderboardValue(
+        reasons.append(
             f"not computed on the protocol of task {task.id}: " + "; ".join(differences) + ". "
             "Score with the task's settings, or --off-protocol to write an entry that says so"
+        )
+    if len(reasons) == 1:
+        raise NotALeaderboardValue(reasons[0])
+    if reasons:
+        raise NotALeaderboardValue(
+            f"{len(reasons)} reasons: " + " ".join(f"({k}) {r}" for k, r in enumerate(reasons, 1))
         )
     value = figure["value"]
     if value is None:
@@ -148,19 +163,32 @@ def _entry_key(entry: dict) -> tuple:
 def merge_entries(existing_text: str | None, entry: dict, where: str) -> tuple[str, bool]:
     """(the YAML list with ``entry`` added, whether it replaced an entry): an existing list
     keeps every other entry; only the one for the same model, dataset, revision and task is
-    replaced. A file that is not such a list is refused, not
-    overwritten."""
-    entries = []
-    if existing_text is not None and existing_text.strip():
-        try:
-            entries = yaml.safe_load(existing_text)
-        except yaml.YAMLError as error:
-            raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise ValueError(
-                f"{where}: not a list of eval-results entries; not overwritten (move it aside)"
-            )
-    kept = [e for e in entries if _entry_key(e) != _entry_key(entry)]
-    replaced = len(kept) != len(entries)
-    text = yaml.safe_dump([*kept, entry], sort_keys=False, allow_unicode=True, width=1000)
-    return text, replaced
+    replaced. A file that is not such a list is refused, not overwritten. An existing file is
+    edited with a round-trip YAML library (ruamel.yaml): its comments, anchors, quoting and
+    key order stay as the user wrote them."""
+    if existing_text is None or not existing_text.strip():
+        return yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=1000), False
+    editor = _round_trip()
+    try:
+        entries = editor.load(existing_text)
+    except RuamelError as error:
+        raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ValueError(
+            f"{where}: not a list of eval-results entries; not overwritten (move it aside)"
+        )
+    same = [k for k, e in enumerate(entries) if _entry_key(e) == _entry_key(entry)]
+    for index in reversed(same):
+        del entries[index]  # the other entries, and their comments, stay where they are
+    entries.append(entry)
+    out = io.StringIO()
+    editor.dump(entries, out)
+    return out.getvalue(), bool(same)
+
+
+def _round_trip():
+    editor = ruamel.yaml.YAML(typ="rt")
+    editor.preserve_quotes = True
+    editor.width = 1000
+    editor.allow_unicode = True
+    return editor

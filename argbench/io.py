@@ -11,6 +11,13 @@ encoding error leaves the old file as it was, never a truncated one that still p
 :func:`claim_output` checks an output path before the work that fills it (writable, not
 one of the inputs) and takes a lock on it for the rest of the process, so a second run on
 the same ``--out`` is refused at once instead of silently overwriting the first.
+
+A multi-file output (a folder: the leaderboard site, the submissions, a Space, a dataset
+build) is written by :func:`staged_folder` into a staging folder beside the target and
+swapped in whole, with a manifest of what argbench wrote: an interrupted run (Ctrl-C,
+kill -9, a full disk) leaves the old folder as it was, the next run recognises and removes
+the leftovers, and a file argbench did not write (or that was edited since) is never deleted
+or overwritten.
 """
 
 from __future__ import annotations
@@ -18,22 +25,37 @@ from __future__ import annotations
 import atexit
 import codecs
 import csv
+import ctypes
+import errno
+import hashlib
 import io
 import json
+import math
 import os
+import re
+import secrets
+import shutil
 import tempfile
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
+    "MANIFEST",
+    "ForeignFilesError",
     "OutputBusyError",
+    "Staging",
     "atomic_write",
     "check_output",
+    "check_name",
     "check_text",
+    "csv_cell",
     "claim_output",
     "lock_file",
     "looks_like_path",
+    "name_key",
+    "parse_json",
     "read_csv",
     "read_json",
     "read_jsonl",
@@ -42,6 +64,7 @@ __all__ = [
     "is_claimed",
     "release_output",
     "save_figure",
+    "staged_folder",
     "write_claimed",
     "write_json",
     "write_records",
@@ -50,6 +73,10 @@ __all__ = [
 
 class OutputBusyError(FileExistsError):
     """Another process is writing the same output path."""
+
+
+class ForeignFilesError(FileExistsError):
+    """An output folder holds files argbench did not write where it would write its own."""
 
 
 # ---------------------------------------------------------------- readers
@@ -107,11 +134,96 @@ def _json_error(path, error: json.JSONDecodeError, line: int | None = None) -> V
     return ValueError(f"{where}: {what}")
 
 
+class _OutOfRange:
+    """A number of the file that Python cannot hold as the JSON reader would (a float beyond
+    ±1.8e308, which would become inf; an integer of more digits than Python converts)."""
+
+    def __init__(self, literal: str):
+        self.literal = literal
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # an escaped surrogate: maybe a lone one
+
+
+def _checked_int(literal: str):
+    try:
+        return int(literal)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        return _OutOfRange(literal)
+
+
+def parse_json(text: str, where: str):
+    """``json.loads`` that names the file (and line) and field for what Python cannot hold:
+    a number out of a float's range (``1e999``, which ``json`` reads as inf), an integer of
+    thousands of digits, nesting deeper than the parser's recursion, a lone surrogate
+    (``"\\ud800"``). The fields are looked for only when the text holds such a thing."""
+    found = []
+
+    def checked_float(literal: str):
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        found.append(literal)
+        return _OutOfRange(literal)
+
+    try:
+        try:
+            value = json.loads(text, parse_float=checked_float)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # an integer of more digits than Python converts
+            value = json.loads(text, parse_float=checked_float, parse_int=_checked_int)
+            found.append("int")
+    except RecursionError:
+        raise ValueError(
+            f"{where}: nested too deeply (arrays or objects inside each other beyond what "
+            "Python's JSON reader can follow); not a file argbench reads"
+        ) from None
+    if found or ("\\u" in text and _SURROGATE.search(text)):
+        problem = _first_problem(value)
+        if problem is not None:
+            field, what = problem
+            raise ValueError(f"{where}, field {field or '(the document)'}: {what}")
+    return value
+
+
+def _first_problem(value) -> tuple[str, str] | None:
+    """(field path, what is wrong) of the first value :func:`parse_json` refuses, else None."""
+    stack = [("", value)]
+    while stack:
+        field, item = stack.pop()
+        if isinstance(item, _OutOfRange):
+            shown = (
+                item.literal
+                if len(item.literal) <= 24
+                else f"{item.literal[:20]}… ({len(item.literal):,} characters)"
+            )
+            return (
+                field,
+                f"the number {shown} is out of range (no finite float or integer Python can hold)",
+            )
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return field, "a lone surrogate escape (\\ud800-\\udfff) that is no character"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                try:
+                    key.encode("utf-8")
+                except UnicodeEncodeError:
+                    return field, f"a key with a lone surrogate escape ({key!r})"
+                stack.append((f"{field}.{key}" if field else key, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{field}[{k}]", inner) for k, inner in enumerate(item))
+    return None
+
+
 def read_json(path: Path):
     """The parsed JSON document of ``path``."""
     text = read_text(path)
     try:
-        return json.loads(text)
+        return parse_json(text, str(path))
     except json.JSONDecodeError as error:
         hint = "; JSON Lines files end in .jsonl" if error.msg.startswith("Extra data") else ""
         raise ValueError(f"{_json_error(path, error)}{hint}") from None
@@ -123,7 +235,7 @@ def read_jsonl(path: Path) -> list:
     for number, line in enumerate(read_text(path).split("\n"), 1):
         if line.strip():
             try:
-                records.append(json.loads(line))
+                records.append(parse_json(line, f"{path}, line {number}"))
             except json.JSONDecodeError as error:
                 raise _json_error(path, error, number) from None
     return records
@@ -254,9 +366,13 @@ def cache_folder(env: str, name: str) -> Path:
     return Path(hf_home) / "argbench" / name
 
 
-def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), what="--out"):
+def check_output(
+    path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), what="--out", create=True
+):
     """``path`` can be written: the right suffix, not a folder, its folder creatable and
-    writable, not one of ``inputs``. Checked before the work that fills it."""
+    writable, not one of ``inputs``. Checked before the work that fills it. ``create=False``:
+    a missing folder is not made yet (a refused run leaves no empty folder behind); the
+    nearest folder that exists must be writable."""
     path = Path(path)
     if suffixes and path.suffix not in suffixes:
         endings = " or ".join(
@@ -274,6 +390,13 @@ def check_output(path, *, inputs: Iterable = (), suffixes=(".csv", ".jsonl"), wh
                 "choose another output name"
             )
     folder = path.parent
+    if not create and not folder.exists():
+        existing = next((p for p in folder.parents if p.exists()), Path("."))
+        if not existing.is_dir():
+            raise NotADirectoryError(
+                f"{what} {path}: cannot create its folder {folder}, a part of that path is a file"
+            )
+        folder = existing  # checked below; made when the output is written
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -333,8 +456,11 @@ def _release_all() -> None:
 def atomic_write(path, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder (flush, fsync,
     rename): the target holds either its old content or the new, whole. A failure (full
-    disk, no permission) removes the temporary file and says the target was left unchanged."""
+    disk, no permission) removes the temporary file and says the target was left unchanged.
+    A symbolic link is written through (the file it points at), never replaced by a file."""
     path = Path(path)
+    if path.is_symlink():  # write the file the link points at; the link stays a link
+        path = Path(os.path.realpath(path))
     if isinstance(data, str):
         data = data.encode("utf-8")  # before any file is opened: an encoding error changes nothing
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -426,9 +552,55 @@ def save_figure(fig, path, **options) -> Path:
     return atomic_write(path, buffer.getvalue())
 
 
+# a spreadsheet evaluates a cell that starts with one of these as a formula (CSV injection)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """``value`` as a CSV cell a spreadsheet shows as text: a text starting with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (a number, and a text that
+    is one such as ``-0.5``, are left as they are)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+def check_name(name: str, where: str) -> str:
+    """A name a person reads (a system's): refused when it holds a control character (a
+    terminal escape, a line break) or an invisible format character (bidi controls such as
+    U+202E, zero-width characters), which make a name show as another; returned as given."""
+    check_text(name, where)
+    for index, char in enumerate(name):
+        if unicodedata.category(char) in ("Cc", "Cf"):
+            kind = (
+                "a control character"
+                if unicodedata.category(char) == "Cc"
+                else ("an invisible format character (bidi control or zero-width)")
+            )
+            raise ValueError(
+                f"{where} {name!r}: {kind}, U+{ord(char):04X} "
+                f"({unicodedata.name(char, 'unnamed')}), at position {index}: a name is shown "
+                "to people; remove it"
+            )
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: Unicode NFKC (full-width and compatibility forms
+    folded), invisible format characters removed, spaces collapsed, case folded. Two names
+    with one key read alike: refused where names must be told apart."""
+    text = unicodedata.normalize("NFKC", str(name))
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
 def write_records(path, rows: list[dict]) -> None:
-    """``rows`` as CSV (header from the first row) or JSON Lines, by the suffix of ``path``,
-    written atomically."""
+    """``rows`` as CSV (header from the first row; text a spreadsheet would evaluate
+    neutralised, :func:`csv_cell`) or JSON Lines, by the suffix of ``path``, written
+    atomically."""
     path = check_output(path)
     buffer = io.StringIO(newline="")
     if path.suffix == ".jsonl":
@@ -437,5 +609,303 @@ def write_records(path, rows: list[dict]) -> None:
     else:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else [])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
     atomic_write(path, _encodable(buffer.getvalue(), str(path)))
+
+
+# ---------------------------------------------------------------- folders written whole
+
+MANIFEST = ".argbench-manifest"  # in an output folder: the files argbench wrote there (JSON;
+# no .json suffix: a glob for results files, *.json, never picks it up)
+# an earlier manifest: a JSON list of the names argbench wrote (no digests); read, never written
+_LEGACY_MANIFESTS = (".argbench-leaderboard.json",)
+_BOOKKEEPING = {MANIFEST, *_LEGACY_MANIFESTS}
+
+
+class Staging:
+    """A folder being written by :func:`staged_folder`: write into :attr:`path`; it replaces
+    :attr:`target` whole when the work is done."""
+
+    def __init__(self, target: Path, path: Path, earlier: dict[str, str | None]):
+        self.target = target
+        self.path = path
+        self._earlier = earlier  # relative name -> digest, of the files argbench wrote before
+
+    def target_of(self, path) -> Path:
+        """Where ``path`` (under :attr:`path`) will be once the folder is swapped in."""
+        return self.target / Path(path).relative_to(self.path)
+
+    def earlier(self, path) -> Path | None:
+        """The target's file at ``path``'s place when argbench wrote it there and nobody
+        changed it since (what a run may compare its new file with), else None."""
+        name = Path(path).relative_to(self.path).as_posix()
+        old = self.target / name
+        if name not in self._earlier or old.is_symlink() or not old.is_file():
+            return None
+        digest = self._earlier[name]
+        return old if digest is None or digest == _digest(old) else None
+
+
+@contextmanager
+def staged_folder(
+    target, *, what: str = "--out", dry_run: bool = False, wait: str | None = None, log=print
+) -> Iterator[Staging]:
+    """Write a whole output folder: yields a :class:`Staging` whose ``path`` (a folder beside
+    ``target``) the caller fills; when the block ends without an error, the files of
+    ``target`` that argbench did not write are carried over (hard links), a manifest of what
+    was written is added, and the staging folder is swapped in for ``target`` in one rename
+    (``renameat2(RENAME_EXCHANGE)`` where the system has it). An error, Ctrl-C or kill -9
+    leaves ``target`` as it was; the next run removes what an interrupted one left beside it
+    (and puts back a folder a kill cut off between two renames).
+
+    Refused (:class:`ForeignFilesError`, nothing changed): a ``target`` that holds files but
+    no manifest (a folder argbench did not write), and a run that would write over a file
+    argbench did not write or that was edited since. ``dry_run``: the same work and checks,
+    then the staging folder is removed and ``target`` is not touched. A second run on the same
+    target is refused at once (:class:`OutputBusyError`), or, with ``wait`` (a message for
+    ``log``), waits its turn."""
+    target = Path(os.path.abspath(target))
+    if target.is_symlink() and target.is_dir():
+        target = target.resolve()  # the folder the link points at is the output
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{what} {target} is a file; pass a folder")
+    _make_folder(target.parent, what)
+    lock = target.parent / f".{target.name}.argbench-lock"
+    try:
+        held = lock_file(lock, wait=bool(wait), on_wait=lambda: log(wait))
+        held.__enter__()
+    except BlockingIOError:
+        raise OutputBusyError(
+            f"{what} {target} is being written by another running argbench process; wait for "
+            "it to finish or choose another folder"
+        ) from None
+    except PermissionError as error:
+        raise PermissionError(f"{what} {target}: not writable ({error.strerror})") from None
+    try:
+        _heal(target, log)
+        earlier = _earlier_files(target, what)
+        staging = target.with_name(f".{target.name}.staging-{os.getpid()}-{secrets.token_hex(4)}")
+        staging.mkdir()  # not tempfile.mkdtemp: its 0700 would make the output private
+        try:
+            yield Staging(target, staging, earlier)
+            written = {
+                name: _digest(staging / name)
+                for name, kind in _entries(staging).items()
+                if kind == "file"
+            }
+            foreign = _foreign(target, earlier)
+            _refuse_collisions(target, foreign, written, what)
+            if not dry_run:
+                _carry_over(target, staging, foreign)
+                write_json(staging / MANIFEST, {"written_by": "argbench", "files": written})
+                _swap_in(staging, target)
+        finally:
+            if staging.exists():
+                _remove_tree(staging)
+    finally:
+        held.__exit__(None, None, None)
+
+
+def _make_folder(folder: Path, what: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            f"{what}: cannot create the folder {folder}, a part of that path is a file"
+        ) from None
+    except PermissionError as error:
+        raise PermissionError(
+            f"{what}: cannot create the folder {folder} ({error.strerror})"
+        ) from None
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _entries(folder: Path, prefix: str = "") -> dict[str, str]:
+    """Relative name -> "file", "link" or "folder" (an empty one) of everything under
+    ``folder``, links not followed; locks and argbench's bookkeeping files left out."""
+    found: dict[str, str] = {}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        name = prefix + entry.name
+        if entry.name.endswith(".argbench-lock") or (not prefix and entry.name in _BOOKKEEPING):
+            continue
+        if entry.is_symlink():
+            found[name] = "link"
+        elif entry.is_dir():
+            inside = _entries(Path(entry.path), name + "/")
+            found.update(inside or {name: "folder"})
+        else:
+            found[name] = "file"
+    return found
+
+
+def _manifest(folder: Path) -> dict[str, str | None] | None:
+    """The files argbench wrote into ``folder`` (name -> sha256, None when an older manifest
+    kept no digest), or None when it holds no manifest."""
+    for name in (MANIFEST, *_LEGACY_MANIFESTS):
+        path = folder / name
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                raise ForeignFilesError(
+                    f"{path}: argbench's manifest of that folder is not readable (edited?); "
+                    "move the folder away or choose another one"
+                ) from None
+            if isinstance(data, list):
+                return dict.fromkeys(map(str, data))
+            files = data.get("files") if isinstance(data, dict) else None
+            if isinstance(files, dict):
+                return {str(k): str(v) for k, v in files.items()}
+            raise ForeignFilesError(f"{path}: not a manifest argbench wrote; move the folder away")
+    return None
+
+
+def _earlier_files(target: Path, what: str) -> dict[str, str | None]:
+    if not target.is_dir():
+        return {}
+    earlier = _manifest(target)
+    if earlier is None:
+        held = list(_entries(target))
+        if held:
+            listed = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            raise ForeignFilesError(
+                f"{what} {target} holds files that argbench did not write ({listed}); choose a "
+                "new or empty folder (argbench never deletes or overwrites a file it did not "
+                "write)"
+            )
+        return {}
+    return earlier
+
+
+def _foreign(target: Path, earlier: dict[str, str | None]) -> dict[str, str]:
+    """What ``target`` holds that argbench did not write there, or that was changed since."""
+    if not target.is_dir():
+        return {}
+    foreign = {}
+    for name, kind in _entries(target).items():
+        digest = earlier.get(name, "") if name in earlier else ""
+        ours = kind == "file" and name in earlier and digest in (None, _digest(target / name))
+        if not ours:
+            foreign[name] = kind
+    return foreign
+
+
+def _refuse_collisions(target: Path, foreign: dict, written: dict, what: str) -> None:
+    def parents(name: str) -> set[str]:
+        parts = name.split("/")
+        return {"/".join(parts[:k]) for k in range(1, len(parts))}
+
+    written_parents = set().union(*map(parents, written)) if written else set()
+    clash = [
+        name
+        for name in foreign
+        if name in written
+        or (foreign[name] != "folder" and name in written_parents)
+        or parents(name) & set(written)
+    ]
+    if clash:
+        listed = ", ".join(clash[:5]) + (f" and {len(clash) - 5} more" if len(clash) > 5 else "")
+        raise ForeignFilesError(
+            f"{what} {target}: this run writes where files stand that argbench did not write "
+            f"or that were edited since it wrote them ({listed}); nothing was changed. Move "
+            "them away or choose another folder"
+        )
+
+
+def _carry_over(target: Path, staging: Path, foreign: dict[str, str]) -> None:
+    """The files of ``target`` argbench did not write, into ``staging`` at the same place:
+    hard links (the same file, no copy), a link as a link, an empty folder as a folder."""
+    for name, kind in foreign.items():
+        source, copy = target / name, staging / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "link":
+            os.symlink(os.readlink(source), copy)
+        elif kind == "folder":
+            copy.mkdir(exist_ok=True)
+        else:
+            try:
+                os.link(source, copy)
+            except OSError:
+                shutil.copy2(source, copy)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system
+    cannot (then the caller uses two renames)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, f"cannot swap {a} in for {b} ({os.strerror(code)})")
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """``staging`` becomes ``target``; the old ``target`` is removed once the new one is in place."""
+    old = target.with_name(f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    if _exchange(staging, target):
+        os.replace(staging, old)  # the old folder, now at the staging name
+    else:  # a kill between these two renames: the next run puts `old` back (_heal)
+        os.replace(target, old)
+        os.replace(staging, target)
+    _remove_tree(old)
+
+
+def _ours(folder: Path) -> bool:
+    """An old output argbench moved aside: its manifest, or nothing in it."""
+    if folder.is_symlink():
+        return True  # a link argbench never makes there: removing it deletes nothing else
+    return folder.is_dir() and (
+        any((folder / name).exists() for name in _BOOKKEEPING) or not any(folder.iterdir())
+    )
+
+
+def _heal(target: Path, log) -> None:
+    """Remove what an interrupted run left beside ``target``; an old output a kill cut off
+    between two renames is put back first."""
+    stem = f".{target.name}."
+    leftovers = sorted(
+        (
+            p
+            for p in target.parent.iterdir()
+            if p.name.startswith(stem + "staging-")
+            or (p.name.startswith(stem + "old-") and _ours(p))
+        ),
+        key=lambda p: p.lstat().st_mtime,
+    )
+    olds = [p for p in leftovers if p.name[len(stem) :].startswith("old-")]
+    if (
+        olds
+        and not target.exists()
+        and not olds[-1].is_symlink()
+        and (olds[-1] / MANIFEST).is_file()
+    ):
+        os.replace(olds[-1], target)
+        log(f"put back {target}, which an interrupted run had moved to {olds[-1].name}")
+    for path in leftovers:
+        kind = path.name[len(stem) :].split("-", 1)[0]
+        if kind in ("staging", "old") and (path.exists() or path.is_symlink()):
+            _remove_tree(path)
+            log(f"removed {path.name}, left by an interrupted run")
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path)

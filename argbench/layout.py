@@ -8,17 +8,14 @@ package as soon as it is imported.)
 
 from __future__ import annotations
 
-import os
-import secrets
 import shutil
 from collections.abc import Callable
-from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from argbench.io import lock_file
+from argbench.io import lock_file, staged_folder
 from argbench.load import config_names, load
 from argbench.loaders import builder_class
 
@@ -231,9 +228,10 @@ def build(
     layer above this one (:func:`argbench.build` and ``publish`` pass
     :func:`argbench.hub_eval.eval_yaml`).
     ``num_proc``: processes for generating the rows (see :func:`argbench.load.builder`).
-    Builds of one dataset into one folder take turns (a lock file ``.<name>.lock`` beside
-    it), and each first removes what a killed build left (``.<name>.partial-*``,
-    ``.<name>.old-*``). The folder is made like any other, so it follows the umask.
+    The folder is written whole (:func:`argbench.io.staged_folder`): builds of one dataset
+    into one folder take turns, each first removes what a killed build left beside it, files
+    in ``<out_dir>/<name>/`` that argbench did not write are kept (and never overwritten: a
+    build that would is refused). The folder is made like any other, so it follows the umask.
     """
     log = log or (lambda message: None)
     cls = builder_class(name)
@@ -243,42 +241,31 @@ def build(
         raise FileExistsError(
             f"{final} is a file, not a dataset folder; move it away or choose another --out"
         )
-    with _turn(out_dir, name, log):
-        for leftover in sorted(out_dir.glob(f".{name}.partial-*")) + sorted(
-            out_dir.glob(f".{name}.old-*")
-        ):
-            _remove(leftover)
-            log(f"removed {leftover.name}, left by an interrupted build")
-        staging = out_dir / f".{name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
-        staging.mkdir()  # not tempfile.mkdtemp: its 0700 would make the build private
-        try:
-            infos, statistics, download_sizes = {}, {}, {}
-            for config in config_names(name):
-                log(f"{name}/{config}: building")
-                splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
-                for split, ds in splits.items():
-                    target = staging / "data" / config / PARQUET_NAME.format(split=split)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    ds.to_parquet(str(target))
-                    log(
-                        f"{name}/{config}/{split}: {len(ds):,} rows -> "
-                        f"{target.relative_to(staging)}"
-                    )
-                infos[config] = next(iter(splits.values())).info
-                infos[config].splits = _splits_of(splits)
-                statistics[config] = cls.card_statistics(config, dict(splits))
-                download_sizes[config] = sum(
-                    p.stat().st_size for p in (staging / "data" / config).glob("*.parquet")
+    _remove_legacy_leftovers(out_dir, name, log)
+    waiting = f"waiting for another build of {name} into {out_dir}"
+    with staged_folder(final, what="--out", wait=waiting, log=log) as staging:
+        infos, statistics, download_sizes = {}, {}, {}
+        for config in config_names(name):
+            log(f"{name}/{config}: building")
+            splits = load(name, config, sources=sources, cache_dir=cache_dir, num_proc=num_proc)
+            for split, ds in splits.items():
+                target = staging.path / "data" / config / PARQUET_NAME.format(split=split)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                ds.to_parquet(str(target))
+                log(
+                    f"{name}/{config}/{split}: {len(ds):,} rows -> {target.relative_to(staging.path)}"
                 )
-            card = render_card(name, infos, statistics, download_sizes, repo_id)
-            (staging / "README.md").write_text(card, encoding="utf-8")
-            benchmark = eval_yaml and _benchmark(eval_yaml, name, card, infos)
-            if benchmark:  # the Hub's benchmark registration
-                (staging / "eval.yaml").write_text(benchmark, encoding="utf-8")
-            _replace_dir(staging, final)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+            infos[config] = next(iter(splits.values())).info
+            infos[config].splits = _splits_of(splits)
+            statistics[config] = cls.card_statistics(config, dict(splits))
+            download_sizes[config] = sum(
+                p.stat().st_size for p in (staging.path / "data" / config).glob("*.parquet")
+            )
+        card = render_card(name, infos, statistics, download_sizes, repo_id)
+        (staging.path / "README.md").write_text(card, encoding="utf-8")
+        benchmark = eval_yaml and _benchmark(eval_yaml, name, card, infos)
+        if benchmark:  # the Hub's benchmark registration
+            (staging.path / "eval.yaml").write_text(benchmark, encoding="utf-8")
     log(f"{name}: written to {final}")
     return final
 
@@ -314,21 +301,19 @@ def _cannot_write(out_dir: Path, error: OSError) -> PermissionError:
     )
 
 
-@contextmanager
-def _turn(out_dir: Path, name: str, log: Callable[[str], None]):
-    """Hold ``out_dir/.<name>.lock`` for the build (:func:`argbench.io.lock_file`: a killed
-    build never blocks the next); a second build waits its turn."""
-    path = out_dir / f".{name}.lock"
-    try:
-        with lock_file(
-            path,
-            on_wait=lambda: log(
-                f"waiting for another build of {name} into {out_dir} (lock {path.name})"
-            ),
-        ):
-            yield
-    except PermissionError as error:
-        raise _cannot_write(out_dir, error) from None
+def _remove_legacy_leftovers(out_dir: Path, name: str, log: Callable[[str], None]) -> None:
+    """What a killed build of an earlier argbench left: ``.<name>.partial-*`` folders and the
+    lock file ``.<name>.lock`` (removed when no process holds it)."""
+    for leftover in sorted(out_dir.glob(f".{name}.partial-*")):
+        _remove(leftover)
+        log(f"removed {leftover.name}, left by an interrupted build")
+    lock = out_dir / f".{name}.lock"
+    if lock.exists():
+        try:
+            with lock_file(lock, wait=False):
+                pass  # deleted on release
+        except (BlockingIOError, PermissionError):
+            pass
 
 
 def _remove(path: Path) -> None:
@@ -347,17 +332,6 @@ def _splits_of(splits):
             for name, ds in splits.items()
         }
     )
-
-
-def _replace_dir(staging: Path, final: Path) -> None:
-    """Swap the finished folder in; the old one is removed only after the new one is in place."""
-    if final.exists():
-        trash = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, trash)
-        os.replace(staging, final)
-        _remove(trash)
-    else:
-        os.replace(staging, final)
 
 
 def row_counts(folder) -> dict[str, dict[str, int]]:

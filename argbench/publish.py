@@ -12,13 +12,16 @@ refused (or cleaned on request), and the repo id is checked before any build.
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import tempfile
 from pathlib import Path
 
 from argbench._version import __version__
 from argbench.errors import BadInput
 from argbench.hub_eval import eval_yaml
-from argbench.leaderboard.space import write_space
+from argbench.io import staged_folder
+from argbench.leaderboard.space import BOARD_RESULTS, write_space
 from argbench.loaders import builder_class
 from argbench.space_bundle import check_space_name, space_folder
 
@@ -192,7 +195,15 @@ def _step(what: str, call, plan: dict, timeout: float):
 
 
 def _upload(
-    plan: dict, repo_type: str, api, log, bump: str, timeout=None, replace=False, **create
+    plan: dict,
+    repo_type: str,
+    api,
+    log,
+    bump: str,
+    timeout=None,
+    replace=False,
+    board=False,
+    **create,
 ) -> dict:
     """Create the repo, refuse an existing tag (and a dataset repo holding another corpus),
     upload the folder, tag the commit, read the tag back.
@@ -222,6 +233,9 @@ def _upload(
     if repo_type == "dataset":
         deleted = _check_same_corpus(plan, api, timeout, replace)
         options = {"delete_patterns": deleted}
+    elif board:  # only the files written (not a user's own files in --out); uploads kept
+        written = [glob.escape(f["path"]) for f in plan["files"]]
+        options = {"allow_patterns": written, "delete_patterns": [BOARD_RESULTS]}
     else:
         options = {"ignore_patterns": list(_NOT_UPLOADED)}
     log(f"uploading {len(plan['files'])} files to {repo_id}")
@@ -416,20 +430,37 @@ def publish_leaderboard(
 ) -> dict:
     """Write the leaderboard Space (:func:`argbench.leaderboard.space.write_space`: the board
     of ``results`` and an upload form scored as ``space_config`` says) and upload it to the
-    Gradio Space ``repo_id``, tagged ``v<argbench version>``. ``out_dir``: keep the Space's
-    folder in ``out_dir/<space name>``. ``dry_run`` writes and lists, without the network."""
+    Gradio Space ``repo_id``, tagged ``v<argbench version>-board-<digest of its files>``: a
+    board with other results is published again as a new revision, its earlier board files
+    replaced and the uploads the Space kept left as they are. ``out_dir``: keep the Space's
+    folder in ``out_dir/<space name>`` (written whole, never over files argbench did not
+    write). ``dry_run`` lists what would be written and uploaded, writing nothing but its own
+    staging folder (removed) and without the network."""
     log = log or (lambda message: None)
     check_repo_id(repo_id)
     if not dry_run:
         api = check_credentials(api)
     with tempfile.TemporaryDirectory(prefix="argbench-space-") as scratch:
-        folder = write_space(
-            results, Path(out_dir or scratch) / repo_id.partition("/")[2], space_config
-        )
-        plan = _plan("leaderboard", "leaderboard", folder, repo_id, private, f"v{__version__}")
+        target = Path(out_dir or scratch) / repo_id.partition("/")[2]
+        # written beside the target and swapped in whole; a dry run writes only its staging
+        with staged_folder(target, what="--out", dry_run=dry_run, log=log) as staging:
+            write_space(results, staging.path, space_config)
+            plan = _plan("leaderboard", "leaderboard", staging.path, repo_id, private, "")
+            plan["tag"] = f"v{__version__}-board-{_folder_digest(staging.path)[:12]}"
+        plan["folder"], plan["card"] = str(target), str(target / "README.md")
         if not dry_run:
-            bump = "Bump argbench's version to publish a changed Space."
-            _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio")
-    if out_dir is None:
+            bump = "The same board (the same files) is published already; nothing was uploaded."
+            _upload(plan, "space", api, log, bump, timeout, space_sdk="gradio", board=True)
+    if out_dir is None or dry_run:
         plan["folder"] = plan["card"] = None
     return plan
+
+
+def _folder_digest(folder: Path) -> str:
+    """sha256 over the folder's files (names and contents): a board's revision tag, so a board
+    with other results is a new revision of the Space and the same board is not sent twice."""
+    sha = hashlib.sha256()
+    for entry in _files(folder):
+        sha.update(entry["path"].encode() + b"\0")
+        sha.update(hashlib.sha256((folder / entry["path"]).read_bytes()).digest())
+    return sha.hexdigest()

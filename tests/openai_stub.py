@@ -4,7 +4,8 @@
 ``body`` is a reply string (wrapped as a chat completion), a dict (sent as JSON) or bytes;
 ``headers`` may replace the Content-Type. The identity probe argbench sends before a run
 (:data:`argbench.llm.identity.PROBE_PROMPT`) is answered with a fixed reply and kept apart in
-``probes``, so ``requests`` holds the judgments alone. ``MODES`` holds the hostile endpoints the tests and
+``probes``, so ``requests`` holds the judgments alone; it comes with log-probabilities, as
+from llama.cpp's server. ``MODES`` holds the hostile endpoints the tests and
 a manual run use: ``python tests/openai_stub.py MODE [PORT]`` serves one until Ctrl-C.
 """
 
@@ -33,6 +34,18 @@ def completion(content) -> dict:
     }
 
 
+def probe_completion(content: str) -> dict:
+    """The probe's reply with its log-probabilities, as llama.cpp's server gives them: what
+    lets argbench tell one model from another behind the same URL and name (without them a
+    judge's replies are not cached across runs, argbench.llm.identity)."""
+    body = completion(content)
+    top = [{"token": content[:4], "logprob": -0.25}, {"token": "x", "logprob": -3.5}]
+    body["choices"][0]["logprobs"] = {
+        "content": [{"token": content[:4], "logprob": -0.25, "top_logprobs": top}]
+    }
+    return body
+
+
 class StubServer:
     def __init__(self, responder, port: int = 0):
         self.responder = responder
@@ -51,7 +64,7 @@ class StubServer:
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 if _is_probe(payload):
                     stub.probes.append(payload)
-                    self._send(200, completion(stub.probe_reply), None)
+                    self._send(200, probe_completion(stub.probe_reply), None)
                     return
                 with stub._lock:
                     stub.requests.append(payload)

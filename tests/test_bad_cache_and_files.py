@@ -113,7 +113,8 @@ def test_lone_surrogate_in_a_json_file_names_record_and_field(tmp_path, capsys):
     path.write_text('[{"answer": "ok [1]. \\ud800", "argument_relevance": [3]}]')
     assert main(["evaluate", "argument_relevance", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "record 0, field 'answer': not valid Unicode" in err
+    # read by argbench.io's JSON reader, which names the file and the field (record 0's answer)
+    assert "s.json, field [0].answer: a lone surrogate" in err
 
 
 def test_unusable_cache_location_says_how_to_fix(minilm, tmp_path):

@@ -161,6 +161,31 @@ def test_lm_eval_hf_results_files(lm_eval_run, harness_env):
 
 
 @pytest.mark.slow  # real lm_eval / inspect processes
+def test_a_real_lm_eval_log_given_another_prompt_is_refused(lm_eval_run, harness_env, tmp_path):
+    """The real lm-eval log of the fixture run (imported by the fixture: the control), with
+    the prompt logged for one CQs-Gen document edited to an older instruction, as a run of an
+    earlier task version would have logged it: import-harness refuses it (exit 2), naming the
+    samples file and the record."""
+    out, _ = lm_eval_run
+    copy = tmp_path / "older"
+    shutil.copytree(out, copy)
+    samples = next(copy.rglob("samples_argbench_cqs_gen_2*.jsonl"))
+    lines = samples.read_text().splitlines()
+    record = json.loads(lines[0])
+    logged = json.dumps(record["arguments"])
+    assert "Write three critical questions" in logged  # the task's prompt, as lm-eval logged it
+    record["arguments"] = json.loads(logged.replace("Write three critical", "Write some"))
+    samples.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
+    done = run(
+        [str(BIN / "argbench"), "import-harness", str(copy), "--out", str(tmp_path / "o")],
+        harness_env["env"],
+        ok=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"{samples.name}, record 1" in done.stderr and "current prompt" in done.stderr
+
+
+@pytest.mark.slow  # real lm_eval / inspect processes
 def test_a_complete_cqs_gen_test_run_is_the_benchmark_value(lm_eval_run):
     """eval.yaml's CQs-Gen task is the test split: a complete harness run of
     argbench_cqs_gen_test maps to it (protocol kept) and becomes a Hub entry once its data is

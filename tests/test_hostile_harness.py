@@ -39,9 +39,10 @@ FIRST = {"claimdiff_s": "auroc", "cqs_gen": "cq_score"}
 
 
 def lm_eval_folder(root, task, outputs, *, stamp="2026-01-01T00-00-00.000001", model="org/m",
-                   chat_template=None, gen=None, limit=None):  # fmt: skip
+                   chat_template=None, gen=None, limit=None, prompt_of=None):  # fmt: skip
     """An lm-eval ``--output_path`` folder as lm-eval writes it for ``task``: one document per
-    output (ClaimDiff: ``[loglik no, loglik yes]``, else the generated text)."""
+    output (ClaimDiff: ``[loglik no, loglik yes]``, else the generated text), each with the
+    document and the prompt it was given (``prompt_of(task, doc)``, default the task's)."""
     name = f"argbench_{task}"
     folder = root / model.replace("/", "__")
     folder.mkdir(parents=True, exist_ok=True)
@@ -49,11 +50,18 @@ def lm_eval_folder(root, task, outputs, *, stamp="2026-01-01T00-00-00.000001", m
     with open(folder / f"samples_{name}_{stamp}.jsonl", "w") as out:
         for number, (doc, output) in enumerate(zip(docs, outputs, strict=True)):
             record = runs.prediction(task, doc, output)
-            sample = {"doc_id": number, FIRST[task]: record}
+            sample = {"doc_id": number, "doc": doc, FIRST[task]: record}
+            prompt = (prompt_of or runs.prompt)(task, doc)  # what lm-eval logs it was given
             if task_of(task).behaviour.choice:
                 sample["resps"] = [[[str(x), "False"]] for x in output]
+                choices = task_of(task).choices
+                sample["arguments"] = {
+                    f"gen_args_{k}": {"arg_0": prompt, "arg_1": f" {c}"}
+                    for k, c in enumerate(choices)
+                }
             else:
                 sample["resps"] = [[output]]
+                sample["arguments"] = {"gen_args_0": {"arg_0": prompt, "arg_1": gen or {}}}
             out.write(json.dumps(sample) + "\n")
     config = {"metric_list": [{"metric": FIRST[task]}]}
     if not task_of(task).behaviour.choice:
@@ -429,3 +437,51 @@ def test_a_run_of_a_task_no_longer_declared_is_named_not_scored(data, tmp_path, 
     assert code == 2 and "unknown argbench harness task 'claimdiff_x'" in err
     assert "claimdiff_s_doc" in err and "another argbench version" in err
     assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
+
+
+def test_a_run_given_another_prompt_is_refused_naming_file_and_record(data, tmp_path, capsys):
+    """Old: import-harness labelled every run with the installed argbench's prompt hash, so a
+    run of an older task version, whose logged prompt is another text, was paired by compare
+    with current runs. New: the prompt the harness logged for each document is read and a
+    run not given the task's current prompt is refused (exit 2), naming the samples file and
+    the record, and showing where the two prompts part. Control: the same run, logged with
+    the task's prompt, imports."""
+    texts = ["Why?\nIs it so?\nWho says?"] * 2
+
+    def older(task, doc):  # an older version of the task's instruction, the same document
+        return runs.prompt(task, doc).replace("Write three critical questions", "Ask questions")
+
+    folder = lm_eval_folder(tmp_path / "old", "cqs_gen", texts, prompt_of=older)
+    code, _, err = import_cli(capsys, folder, out=tmp_path / "bad")
+    assert code == exit_for("import-harness", "prompt")
+    assert "samples_argbench_cqs_gen_" in err and "record 1" in err
+    assert "current prompt" in err and "Ask questions" in err and "Traceback" not in err
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
+    folder = lm_eval_folder(tmp_path / "new", "cqs_gen", texts)  # control
+    assert import_cli(capsys, folder, out=tmp_path / "good")[0] == 0
+    for sample_of in (lambda s: {k: v for k, v in s.items() if k != "arguments"},):
+        samples = next((tmp_path / "new").rglob("samples_*.jsonl"))
+        lines = [
+            json.dumps(sample_of(json.loads(line))) for line in samples.read_text().splitlines()
+        ]
+        samples.write_text("\n".join(lines) + "\n")  # a log without the prompts: not checkable
+        code, _, err = import_cli(capsys, tmp_path / "new", out=tmp_path / "unlogged")
+        assert code == 2 and "logged no prompt" in err
+
+
+def test_a_run_that_echoes_the_prompt_is_called_so_not_empty(data, tmp_path, capsys):
+    """Old: a run whose every generation repeats its prompt (and nothing else) was refused as
+    "every generation is empty", which sends the user looking for a server that returns
+    nothing. New: refused as an echo of the prompt. Control: really empty generations are
+    still called empty."""
+    docs = runs.documents("cqs_gen")[:2]
+    echoed = [runs.prompt("cqs_gen", doc) for doc in docs]
+    code, _, err = import_cli(
+        capsys, lm_eval_folder(tmp_path / "a", "cqs_gen", echoed), out=tmp_path / "o"
+    )
+    assert code == exit_for("import-harness", "degenerate")
+    assert "repeats the prompt" in err and "is empty" not in err
+    code, _, err = import_cli(
+        capsys, lm_eval_folder(tmp_path / "b", "cqs_gen", ["", ""]), out=tmp_path / "p"
+    )
+    assert code == exit_for("import-harness", "degenerate") and "is empty" in err  # control

@@ -26,6 +26,7 @@ from argbench.llm import ChatEndpoint, JudgmentError, free_port, llama_server
 from argbench.llm.identity import PROBE_PROMPT
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
 from argbench.signature import Signature
+from tests.openai_stub import probe_completion
 
 PROMPTS = ["Is 2 bigger than 1? Answer 0 or 1.", "Is the sky green? Answer 0 or 1."]
 
@@ -168,9 +169,11 @@ class Hostile:
     /v1/models`` only (anything else 404). ``reply(request) -> (status, body)``; ``serialise``
     runs one request at a time (the others wait in its queue) taking ``work`` seconds each."""
 
-    def __init__(self, reply, *, work=0.0, serialise=False, models=None, fingerprint=None):
+    def __init__(
+        self, reply, *, work=0.0, serialise=False, models=None, fingerprint=None, logprobs=True
+    ):
         self.reply, self.work, self.serialise = reply, work, serialise
-        self.models, self.fingerprint = models, fingerprint
+        self.models, self.fingerprint, self.logprobs = models, fingerprint, logprobs
         self.requests: list[dict] = []
         self.probes = 0
         self.lock = threading.Lock()
@@ -211,7 +214,11 @@ class Hostile:
                 with gate:
                     time.sleep(hostile.work)
                     status, body = hostile.reply(request, probe)
-                if isinstance(body, str):
+                if isinstance(body, str) and probe and body and hostile.logprobs:
+                    body = {**probe_completion(body), **(
+                        {"system_fingerprint": hostile.fingerprint} if hostile.fingerprint else {}
+                    )}  # fmt: skip
+                elif isinstance(body, str):
                     body = {
                         "choices": [{"message": {"role": "assistant", "content": body}}],
                         **(
@@ -378,3 +385,43 @@ def test_reported_model_entry_changes_the_identity(tmp_path):
         second.complete(PROMPTS)
         assert len(s.requests) == 4
     assert first.identity.key != second.identity.key
+
+
+def test_a_judge_known_only_by_what_its_server_says_gets_no_cache_across_runs(tmp_path):
+    """Old: a server that returns no log-probabilities was identified by its /models entry
+    and its probe reply alone; another judge behind the same URL, name, entry and probe reply
+    got the first judge's cached replies (0 requests, AAC 1.0 where its answer gives 0.0).
+    New: such a judge gets no cache across runs (told once, naming model_id): the second
+    judge is asked and scores 0.0. Control: named by the user (model_id), a rerun is served
+    from the cache; and a server with log-probabilities keeps its cache (the tests above)."""
+    models = [{"id": "judge", "object": "model", "owned_by": "me", "meta": {"n_params": 135}}]
+
+    def judge(answer):
+        return Hostile(
+            lambda request, probe: (200, "apple pear plum" if probe else answer),
+            models=models,
+            logprobs=False,
+        )
+
+    llm = {"api_key": "k", "model": "judge", "cache_dir": tmp_path, "progress": False}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with judge("1") as first:
+            aac = argument_answer_coherence(
+                ["A [1]."], [["B."]], llm={**llm, "base_url": first.url}
+            )
+            assert aac["aac"] == 1.0
+        with judge("0") as second:
+            aac = argument_answer_coherence(
+                ["A [1]."], [["B."]], llm={**llm, "base_url": second.url}
+            )
+        assert aac["aac"] == 0.0 and len(second.requests) == 1  # asked, not borrowed
+    assert any("only what the server says" in str(w.message) for w in caught)
+    named = {**llm, "model_id": "judge-v1"}  # control: the user vouches for the model
+    with judge("1") as server:
+        for _ in range(2):
+            aac = argument_answer_coherence(
+                ["A [1]."], [["B."]], llm={**named, "base_url": server.url}
+            )
+            assert aac["aac"] == 1.0
+        assert len(server.requests) == 1  # the second run from the cache

@@ -602,6 +602,7 @@ ELSEWHERE = {
     ("import-harness", "out"): "tests/test_hostile_harness.py",
     ("import-harness", "collision"): "tests/test_hostile_harness.py",
     ("import-harness", "degenerate"): "tests/test_hostile_harness.py",
+    ("import-harness", "prompt"): "tests/test_hostile_harness.py",
     ("publish", "repo-id"): "tests/test_hostile_publish.py",
     ("publish", "other-corpus"): "tests/test_hostile_publish.py",
     ("publish", "tag"): "tests/test_hostile_publish.py",

@@ -25,8 +25,10 @@ from pathlib import Path
 import pytest
 
 from argbench.browser import Browser, find_chromium
-from argbench.cli import main
+from argbench.io import staged_folder
 from argbench.leaderboard import submit
+from argbench.leaderboard.space import config as space_config
+from argbench.leaderboard.space import write_space
 from tests.helpers import locked
 from tests.hub_helpers import CLI, Hub
 
@@ -154,13 +156,14 @@ def space(refs_hub, test_rows, tmp_path_factory):
         path = tmp / f"{name}.json"
         path.write_text(json.dumps(submission(test_rows, questions)))
         results.append(str(evaluate_on_hub(refs_hub, path, tmp / f"{name}.results.json")))
-    code = main(
-        ["publish", "--leaderboard", *results, "--references", REFS, "--references-config",
-         "interventions", "--references-split", "test", "--model", MINILM_PACKAGE,
-         "--repo-id", "org/board", "--dry-run", "--out", str(tmp / "build"),
-         "--resamples", RESAMPLES, "--max-upload-bytes", "200000"]
+    # the folder `publish --leaderboard --out` writes and uploads (a dry run writes nothing)
+    settings = space_config(
+        "cq_reference_match", REFS, references_config="interventions",
+        references_split="test", model=MINILM_PACKAGE, max_bytes=200_000,
+        resamples=int(RESAMPLES),
     )  # fmt: skip
-    assert code == 0
+    with staged_folder(tmp / "build" / "board") as staging:
+        write_space(results, staging.path, settings)
     return tmp / "build" / "board"
 
 

@@ -53,7 +53,7 @@ def _cmd_eval_results(args) -> int:
     from argbench.hub_eval import eval_results_entry, merge_entries
 
     if args.out is not None:  # before the results are read: a folder that can be written
-        check_output(Path(args.out) / "entry.yaml", suffixes=(".yaml",), what="--out")
+        check_output(Path(args.out) / "entry.yaml", suffixes=(".yaml",), what="--out", create=False)
     name, entry = eval_results_entry(read_results(args.results), off_protocol=args.off_protocol)
     if args.out is None:
         print(yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=1000), end="")

@@ -35,7 +35,7 @@ from argbench.cli.evaluate_inputs import (
     submission_inputs,
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
-from argbench.io import check_text, claim_output
+from argbench.io import check_name, check_text, claim_output
 from argbench.metrics import list_metrics
 from argbench.records import inputs_from_records
 from argbench.results import (
@@ -376,7 +376,7 @@ def _claim_outputs(args) -> None:
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
         # the results file records these: one UTF-8 cannot store would fail after the work
-        check_text(args.system or "", "--system")
+        check_name(args.system or "", "--system")
         check_text(_command(args), "the command line (a file name that is not UTF-8?)")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")

@@ -58,6 +58,7 @@ REFUSALS: list[Refusal] = [
     Refusal("import-harness", "broken", 2, "a results or samples file that is truncated, not UTF-8, a JSON list or names no metric (named: file, line, field)"),
     Refusal("import-harness", "out", 2, "an --out that is a file or cannot be made (before any log is read)"),
     Refusal("import-harness", "collision", 2, "an output name that already holds another run's results (never overwritten)"),
+    Refusal("import-harness", "prompt", 2, "a run whose logged prompt is not the task's current prompt (a run of an older task version; named: file, record)"),
     Refusal("import-harness", "degenerate", 1, "a run whose outputs carry no information (every log-likelihood 0 or equal, every score tied, every generation empty): nothing written"),
     Refusal("publish", "repo-id", 2, "a repo id the Hub would refuse (checked before any build)"),
     Refusal("publish", "other-corpus", 2, "a repo that holds another corpus (without --replace-other-corpus)"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, finite_float, positive_int, seed_int
 from argbench.constants import CQS_GEN_STS_MODEL
-from argbench.io import claim_output
+from argbench.io import staged_folder
 
 _DESCRIPTION = """\
 Build a static leaderboard site from results files (argbench evaluate --out, argbench
@@ -128,30 +128,31 @@ def _add_stats_options(command) -> None:
 
 def _cmd_leaderboard(args) -> int:
     from argbench.leaderboard.judge_cards import read_card
-    from argbench.leaderboard.site import previous_build, record_build, table_files, write_site
+    from argbench.leaderboard.site import write_site
     from argbench.leaderboard.table import columns, read
 
     out = Path(args.out)
-    previous = previous_build(out)  # before the claim: a refused folder is left untouched
-    claim_output(out / "index.html", inputs=args.results, suffixes=(".html",), what="--out")
-    docs = read(args.results, max_bytes=args.max_bytes)
-    table, refused = columns(docs, resamples=args.resamples, seed=args.seed)
-    if not table:
-        raise ValueError(
-            "no results file can be placed: " + "; ".join(r["reason"] for r in refused)
-        )
-    cards = [read_card(path) for path in args.cards]
-    pages = write_site(table, refused, out, cards=cards)
+    # the site is written beside --out and swapped in whole (argbench.io.staged_folder): an
+    # interrupted or refused build leaves the old site as it was
+    with staged_folder(out, what="--out") as staging:
+        docs = read(args.results, max_bytes=args.max_bytes)
+        table, refused = columns(docs, resamples=args.resamples, seed=args.seed)
+        if not table:
+            raise ValueError(
+                "no results file can be placed: " + "; ".join(r["reason"] for r in refused)
+            )
+        cards = [read_card(path) for path in args.cards]
+        pages = write_site(table, refused, staging.path, cards=cards)
+        shots = []
+        if args.screenshots:
+            from argbench.browser import screenshots  # asyncio
+
+            shots = screenshots(pages, staging.path / "screenshots")
     for r in refused:
         print(f"not placed: {r['path']}: {r['reason']}", file=sys.stderr)
     print(f"{len(table)} tasks, {len(pages)} pages -> {out / 'index.html'}")
-    shots = []
     if args.screenshots:
-        from argbench.browser import screenshots  # asyncio
-
-        shots = screenshots(pages, out / "screenshots")
         print(f"{len(shots)} screenshots -> {out / 'screenshots'}")
-    record_build(out, [*pages, *table_files(table, out), *shots], previous)
     return 0
 
 
@@ -244,7 +245,10 @@ def publish_space(args) -> int:
     )
     head = "dry run: would publish" if args.dry_run else "published"
     print(f"{head} the leaderboard to Space {args.repo_id}, tag {plan['tag']}")
-    print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
+    if args.dry_run:
+        print("folder: not written (a dry run writes only its own staging folder, removed)")
+    else:
+        print(f"folder: {plan['folder'] or '(temporary, removed; --out DIR keeps it)'}")
     for entry in plan["files"]:
         print(f"  {entry['path']:<50} {entry['bytes']:>12,} bytes")
     return 0

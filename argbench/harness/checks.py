@@ -15,6 +15,13 @@ before any record is scored:
   every ClaimDiff score is the same, or where every generation is empty still "scores" (AUROC
   0.5, an F1 from predicting one class), and that number says nothing about the model:
   :func:`refuse_degenerate` refuses it, saying what was constant and why it happens.
+- Was it asked the task's prompt? The harness logs the prompt each document was given
+  (lm-eval's ``arguments``, inspect's sample ``input``); :func:`check_prompt` refuses a run
+  whose logged prompt is not the one the task declares now (a run of an older task version,
+  or of an edited task file): its numbers would be labelled with the current prompt's hash and
+  paired by ``compare`` with runs they are not comparable with. Such a run is refused rather
+  than signed with a hash of its own prompt: argbench scores and labels only prompts it
+  declares, and the hash stands for a template, which a logged instance does not give back.
 - What shaped the outputs? Temperature and sampling, the maximum of generated tokens, whether
   a chat template formatted the prompt, and for ClaimDiff the exact log-likelihood method or
   inspect's first-token approximation. :func:`signature_fields` gives them as signature fields,
@@ -24,6 +31,7 @@ before any record is scored:
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import urllib.error
@@ -34,6 +42,52 @@ from argbench.harness import runs
 from argbench.llm import MODEL_ENV, endpoint_from
 from argbench.signature import Signature
 from argbench.tasks import task
+
+
+class PromptMismatchError(ValueError):
+    """The prompt a harness logged for a document is not the task's current prompt."""
+
+
+def check_prompt(name: str, doc, logged, where: str) -> None:
+    """``logged`` (the prompt text the harness logged for document ``doc``; a chat model's
+    messages as the harness logged them, JSON included) holds the prompt task ``name``
+    makes of ``doc`` now. A chat template or few-shot examples may surround it; the prompt
+    itself must be there, character for character."""
+    if not isinstance(doc, dict) or not isinstance(logged, str):
+        raise PromptMismatchError(
+            f"{where}: the harness logged no prompt (or no document) for this record: not a "
+            "log argbench can check (lm-eval --log_samples, inspect eval); argbench reads the "
+            "prompt each document was given before it scores a run"
+        )
+    try:
+        expected = runs.prompt(name, doc)
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise PromptMismatchError(
+            f"{where}: the logged document is not one of task {name}'s ({type(error).__name__}: "
+            f"{error}); a run of another task version?"
+        ) from None
+    escaped = json.dumps(expected, ensure_ascii=False)[1:-1]  # inside a JSON list of messages
+    ascii_escaped = json.dumps(expected)[1:-1]
+    if expected in logged or escaped in logged or ascii_escaped in logged:
+        return
+    form, start = expected, 0  # where the prompt starts in the log (after a chat wrapper)
+    for candidate in (expected, escaped, ascii_escaped):
+        if logged.find(candidate[:30]) >= 0:
+            form, start = candidate, logged.find(candidate[:30])
+            break
+    tail = logged[start:]
+    cut = next(
+        (k for k, (a, b) in enumerate(zip(form, tail, strict=False)) if a != b),
+        min(len(form), len(tail)),
+    )
+    window = slice(max(0, cut - 20), cut + 40)
+    raise PromptMismatchError(
+        f"{where}: the run was not given task {name}'s current prompt (prompt hash "
+        f"{runs.identity(name)['prompt']}): the logged prompt reads {tail[window]!r} where the "
+        f"task's reads {form[window]!r}. A run of another task version is another "
+        "measurement: run it again with this argbench's tasks (argbench harness-path), or "
+        "import it with the argbench that wrote its task"
+    )
 
 
 class DegenerateRunError(RuntimeError):
@@ -111,15 +165,24 @@ _EMPTY = (
     "returned nothing (a stop sequence at the start, a context overflow, a model that ends at "
     "once?). "
 )
+_ECHO = (
+    "every one of the {n} generations repeats the prompt and adds nothing argbench can read "
+    "(the prompt is dropped from a generation before it is parsed): the server echoes the "
+    "input (a completions route with echo=true, or a chat template the model continues "
+    "instead of answering?). "
+)
 _WHAT = "No result is made from this run; fix the route and run it again."
 
 
-def refuse_degenerate(name: str, records: list[dict], where, loglikelihoods=None) -> None:
+def refuse_degenerate(
+    name: str, records: list[dict], where, loglikelihoods=None, echoes=None
+) -> None:
     """Raise :class:`DegenerateRunError` when the run's outputs are all alike.
 
     ``loglikelihoods``: the raw values the harness logged (lm-eval's ``resps``), when it keeps
-    them; all zero is named as its own cause. One output cannot be tied with another, so a
-    run of one item is left alone."""
+    them; all zero is named as its own cause. ``echoes``: for each generation, whether its
+    raw text held the prompt (an empty record is then an echo, not an empty reply). One
+    output cannot be tied with another, so a run of one item is left alone."""
     if len(records) < 2:
         return
     t = task(name)
@@ -133,7 +196,8 @@ def refuse_degenerate(name: str, records: list[dict], where, loglikelihoods=None
     else:
         field = t.prediction
         if all(not r.get(field) for r in records):
-            why = _EMPTY.format(n=len(records))
+            echoed = echoes is not None and len(echoes) == len(records) and all(echoes)
+            why = (_ECHO if echoed else _EMPTY).format(n=len(records))
     if why:
         raise DegenerateRunError(f"{where}: {name}: {why}{_WHAT}")
 

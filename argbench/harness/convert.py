@@ -111,15 +111,18 @@ def _lm_eval_run(results_file: Path, command) -> list:
             raise FileNotFoundError(
                 f"{samples}: missing; run lm_eval with --log_samples so argbench can score items"
             )
-        records, loglikelihoods = [], []
+        records, loglikelihoods, echoes = [], [], []
         for number, sample in enumerate(read_jsonl(samples), 1):
             at = f"{samples}, record {number}"
             if not isinstance(sample, dict) or not isinstance(sample.get(first), dict):
                 raise ValueError(f"{at}: no {first!r} record (not argbench's?)")
+            checks.check_prompt(short, sample.get("doc"), _logged_prompt(sample), at)
             records.append(sample[first])
             if task(short).behaviour.choice:
                 loglikelihoods += checks.finite(_loglikelihoods(sample), f"{at}, field 'resps'")
-        checks.refuse_degenerate(short, records, samples, loglikelihoods)
+            else:
+                echoes.append(_echoes(short, sample))
+        checks.refuse_degenerate(short, records, samples, loglikelihoods, echoes)
         harness = {
             "name": "lm-eval",
             "version": run.get("lm_eval_version"),
@@ -143,6 +146,38 @@ def _lm_eval_run(results_file: Path, command) -> list:
         fields = checks.lm_eval_fields(short, run, task_config)
         out += _documents(short, records, harness, str(system), command, fields)
     return out
+
+
+def _logged_prompt(sample: dict) -> str | None:
+    """The prompt lm-eval logged for a document: ``arguments`` holds each request's
+    arguments (``{"gen_args_0": {"arg_0": prompt, "arg_1": ...}}``; a choice task has one
+    request per choice, all with the same context); a chat model's prompt is its messages as
+    a JSON text, sometimes inside a list."""
+    arguments = sample.get("arguments")
+    if isinstance(arguments, dict):
+        first = arguments.get("gen_args_0")
+        value = first.get("arg_0") if isinstance(first, dict) else None
+    elif isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
+        value = arguments[0][0] if arguments[0] else None  # an older lm-eval's [[arg_0, ...]]
+    else:
+        value = None
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, str) else None
+
+
+def _echoes(short: str, sample: dict) -> bool:
+    """Whether the generation lm-eval logged holds the document's prompt (an echo)."""
+    resps = sample.get("resps")
+    text = (
+        resps[0][0]
+        if isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]
+        else None
+    )
+    if not isinstance(text, str) or not text.strip():
+        return False
+    prompt = runs.prompt(short, sample["doc"]).strip()
+    return bool(prompt) and prompt[:200] in text
 
 
 def _loglikelihoods(sample: dict) -> list:
@@ -180,6 +215,12 @@ def _inspect_log(path: Path, command) -> list:
         )
     records = []
     for sample in log.samples or []:
+        checks.check_prompt(
+            short,
+            (sample.metadata or {}).get("doc"),
+            _input_text(sample.input),
+            f"{path}, sample {sample.id!r}",
+        )
         for score in (sample.scores or {}).values():
             record = (score.metadata or {}).get("record")
             if record is not None:
@@ -208,6 +249,16 @@ def _inspect_log(path: Path, command) -> list:
     top = task(short).generation.get("logprobs", 0)
     fields = checks.inspect_fields(short, log.eval.model, args, config, top)
     return _documents(short, records, harness, system, command, fields)
+
+
+def _input_text(value) -> str | None:
+    """An inspect sample's input as text: the string, or its messages' texts joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = [getattr(m, "text", None) for m in value]
+        return "\n".join(t for t in texts if isinstance(t, str))
+    return None
 
 
 # ---------------------------------------------------------------- common

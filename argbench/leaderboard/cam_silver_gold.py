@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from argbench.io import staged_folder
 from argbench.results import evaluate_predictions, write_results_once
 
 METRICS = ("argument_relevance", "argument_overlap")
@@ -56,27 +57,30 @@ def run(out, *, resamples=10_000, seed=0, sources=None, cache_dir=None, command=
     from argbench.load import load  # imports datasets
 
     out = Path(out)
-    gold = load("cam_answers", "gold", "train", sources=sources, cache_dir=cache_dir)
-    silver = load("cam_answers", "silver_subset", "train", sources=sources, cache_dir=cache_dir)
-    planned = []
-    for system, records in systems(gold, silver).items():
-        for metric in METRICS:
-            doc = evaluate_predictions(
-                metric,
-                records,
-                "cam_answers",
-                "gold",
-                "train",
-                system=system,
-                ci=True,
-                resamples=resamples,
-                seed=seed,
-                sources=sources,
-                cache_dir=cache_dir,
-                command=command,
-            )
-            slug = "".join(c if c.isalnum() else "_" for c in system).strip("_")
-            planned.append((out / f"{metric}-{slug}.json", doc))
-    paths = [path for path, _, _ in write_results_once(planned)]
+    # written beside ``out`` and swapped in whole: an interrupted run leaves the old folder
+    with staged_folder(out, what="--out", log=log) as staging:
+        gold = load("cam_answers", "gold", "train", sources=sources, cache_dir=cache_dir)
+        silver = load("cam_answers", "silver_subset", "train", sources=sources, cache_dir=cache_dir)
+        planned = []
+        for system, records in systems(gold, silver).items():
+            for metric in METRICS:
+                doc = evaluate_predictions(
+                    metric,
+                    records,
+                    "cam_answers",
+                    "gold",
+                    "train",
+                    system=system,
+                    ci=True,
+                    resamples=resamples,
+                    seed=seed,
+                    sources=sources,
+                    cache_dir=cache_dir,
+                    command=command,
+                )
+                slug = "".join(c if c.isalnum() else "_" for c in system).strip("_")
+                planned.append((staging.path / f"{metric}-{slug}.json", doc))
+        written = write_results_once(planned, staging=staging)
+        paths = [staging.target_of(path) for path, _, _ in written]
     log(f"CAM: {len(paths)} results files (silver and gold answers, 50 questions) -> {out}")
     return paths

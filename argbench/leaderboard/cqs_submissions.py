@@ -14,7 +14,7 @@ from pathlib import Path
 
 from argbench.constants import CQS_GEN_STS_MODEL
 from argbench.embedding import Embedder, ModelUnavailableError, offline_minilm
-from argbench.io import claim_output, write_json
+from argbench.io import staged_folder, write_json
 from argbench.results import add_intervals, build_document, load_split, write_results_once
 from argbench.scoring.cq_submissions import (
     N_SUBMISSIONS,
@@ -142,28 +142,37 @@ def run(
 ) -> list[dict]:
     """``argbench submissions``: the submission files, the results files, the table."""
     out = Path(out)
-    claim_output(out / "correlation.json", suffixes=(".json",))
-    split = load_split("cqs_gen", "extended", "test", sources=sources, cache_dir=cache_dir)
-    rows = split.data.to_list()
-    names = split.data.features["references"].feature["label"].names
-    write_submission_files(rows, out / "submissions", names)
-    embedder, model_note = choose_model(model, log)
-    scored = score_systems(rows, embedder, names, threshold=threshold, seed=seed)
-    for _, result in scored:
-        result["note"] = " ".join(filter(None, [NOTE, model_note]))
-    docs = results_documents(scored, split, resamples=resamples, seed=seed, command=command)
-    written = write_results_once([(out / "results" / f"{d['system']}.json", d) for d in docs])
-    paths = [path for path, _, _ in written]
-    humans = [d for d in docs if d["result"].get("human_score") is not None]
-    correlation = ranking_correlation(
-        [d["result"]["score"] for d in humans], [d["result"]["human_score"] for d in humans]
-    )
-
-    write_json(
-        out / "correlation.json", {"results": [p.name for p in paths], "correlation": correlation}
-    )
+    # written beside ``out`` and swapped in whole: an interrupted run leaves the old folder
+    with staged_folder(out, what="--out", log=log) as staging:
+        docs, paths, correlation = _write(
+            staging, model, threshold, resamples, seed, sources, cache_dir, command, log
+        )
     log(format_table(docs, correlation))
     log(
         f"{len(paths)} results files -> {out / 'results'}; submission files -> {out / 'submissions'}"
     )
     return docs
+
+
+def _write(staging, model, threshold, resamples, seed, sources, cache_dir, command, log):
+    split = load_split("cqs_gen", "extended", "test", sources=sources, cache_dir=cache_dir)
+    rows = split.data.to_list()
+    names = split.data.features["references"].feature["label"].names
+    folder = staging.path
+    write_submission_files(rows, folder / "submissions", names)
+    embedder, model_note = choose_model(model, log)
+    scored = score_systems(rows, embedder, names, threshold=threshold, seed=seed)
+    for _, result in scored:
+        result["note"] = " ".join(filter(None, [NOTE, model_note]))
+    docs = results_documents(scored, split, resamples=resamples, seed=seed, command=command)
+    planned = [(folder / "results" / f"{d['system']}.json", d) for d in docs]
+    paths = [path for path, _, _ in write_results_once(planned, staging=staging)]
+    humans = [d for d in docs if d["result"].get("human_score") is not None]
+    correlation = ranking_correlation(
+        [d["result"]["score"] for d in humans], [d["result"]["human_score"] for d in humans]
+    )
+    write_json(
+        folder / "correlation.json",
+        {"results": [p.name for p in paths], "correlation": correlation},
+    )
+    return docs, paths, correlation

@@ -13,7 +13,7 @@ import math
 from html import escape
 from pathlib import Path
 
-from argbench.io import atomic_write, write_json
+from argbench.io import atomic_write
 from argbench.leaderboard.judge_cards import card_for, card_page, card_slug
 from argbench.leaderboard.judge_cards import summary as card_summary
 from argbench.leaderboard.table import Column, per_item, task_text, worst_items, write_tables
@@ -314,42 +314,3 @@ def write_site(
         pages.append(atomic_write(out_dir / f"{system_slug(name)}.html", system_page(name, places)))
     write_tables(columns_, out_dir / "leaderboard")
     return pages
-
-
-def table_files(columns_: list[Column], out_dir) -> list[Path]:
-    """The CSV and JSON tables :func:`write_site` writes."""
-    stems = ["leaderboard", *(c.slug for c in columns_)]
-    return [Path(out_dir) / f"{stem}.{ext}" for stem in stems for ext in ("csv", "json")]
-
-
-MANIFEST = ".argbench-leaderboard.json"  # what the last build wrote into the folder
-
-
-def previous_build(out_dir) -> list[str]:
-    """The files an earlier ``argbench leaderboard`` wrote into ``out_dir`` (none for a new or
-    empty folder). A folder holding other files is refused: a build never overwrites files
-    it did not write."""
-    import json
-
-    out_dir = Path(out_dir)
-    if not out_dir.is_dir() or all(p.name.endswith(".argbench-lock") for p in out_dir.iterdir()):
-        return []  # new, or empty but for the lock of this run (argbench.io.claim_output)
-    manifest = out_dir / MANIFEST
-    if not manifest.is_file():
-        raise FileExistsError(
-            f"--out {out_dir} holds files that argbench leaderboard did not write; choose a new "
-            "or empty folder"
-        )
-    return json.loads(manifest.read_text(encoding="utf-8"))
-
-
-def record_build(out_dir, written, previous: list[str]) -> None:
-    """Remove what the earlier build wrote and this one did not (a system no longer on the
-    board), then record this build's files."""
-    out_dir = Path(out_dir)
-    names = sorted({str(Path(p).resolve().relative_to(out_dir.resolve())) for p in written})
-    for name in set(previous) - set(names):
-        stale = out_dir / name
-        if stale.is_file() and stale.resolve().parent.is_relative_to(out_dir.resolve()):
-            stale.unlink()
-    write_json(out_dir / MANIFEST, names)

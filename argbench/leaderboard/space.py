@@ -19,11 +19,10 @@ Pinned: ``gradio_leaderboard`` 0.0.14 (its newest) requires ``gradio>=4,<6``, so
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from argbench._version import __version__
-from argbench.io import atomic_write, write_json
+from argbench.io import atomic_write, name_key, write_json
 from argbench.leaderboard.table import headline_key, read
 from argbench.scoring import declaration
 from argbench.space_bundle import bundle_module, space_requirements
@@ -76,6 +75,11 @@ secret `HF_TOKEN` that can read it.
 """
 
 
+# the board's results files in the Space (write_space names them so): what a republished board
+# replaces; the uploads the Space kept (results/upload-*.json) are not among them
+BOARD_RESULTS = "results/[0-9][0-9][0-9]-*.json"
+
+
 def config(
     metric: str,
     references: str,
@@ -116,19 +120,26 @@ def config(
 
 
 def write_space(results, out, space_config: dict) -> Path:
-    """The Space's folder in ``out`` (created; files of an earlier write are replaced):
-    results files read through the results checks, then copied byte for byte."""
+    """The Space's files into the folder ``out`` (a staging folder: publishing swaps it in
+    whole, :func:`argbench.io.staged_folder`): results files read through the results checks,
+    then copied byte for byte under names of :data:`BOARD_RESULTS` (an upload the Space kept,
+    ``results/upload-*.json``, never has such a name)."""
     docs = read(results)  # refuses an edited, partial or unreadable file before writing
-    names = [doc.get("system") for _, doc in docs]
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    by_key: dict[str, list[str]] = {}  # names that read alike are one name (name_key)
+    for path, doc in docs:
+        by_key.setdefault(name_key(str(doc.get("system"))), []).append(
+            f"{doc.get('system')!r} ({path})"
+        )
+    repeated = [" and ".join(files) for files in by_key.values() if len(files) > 1]
     if repeated:
-        raise ValueError(f"system names given twice: {', '.join(map(str, repeated))}")
+        raise ValueError(
+            f"system names given twice or that read alike: {'; '.join(repeated)}; rename one "
+            "(argbench evaluate --system) so that people can tell the rows apart"
+        )
     out = Path(out)
     (out / "results").mkdir(parents=True, exist_ok=True)
-    for old in (out / "results").glob("*.json"):
-        old.unlink()
     for index, (path, _) in enumerate(docs):
-        shutil.copyfile(path, out / "results" / f"{index:03d}-{Path(path).name}")
+        atomic_write(out / "results" / f"{index:03d}-{Path(path).name}", Path(path).read_bytes())
     version = __version__
     write_json(out / "space.json", space_config)
     atomic_write(out / "app.py", APP.format(version=version))

@@ -20,6 +20,7 @@ import json
 import re
 from pathlib import Path
 
+from argbench.io import name_key, parse_json
 from argbench.leaderboard.table import columns, flat, read
 from argbench.results import evaluate_predictions, read_predictions, write_results
 
@@ -64,13 +65,15 @@ def check_upload(path, label: str, max_bytes: int, questions: int = QUESTIONS) -
             f"{label}: {size:,} bytes, above this Space's limit of {max_bytes:,}: not read"
         )
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = parse_json(path.read_bytes().decode("utf-8"), label)
     except UnicodeDecodeError as error:
         raise UploadError(f"{label}: not UTF-8 text (byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise UploadError(
             f"{label}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         ) from None
+    except ValueError as error:  # a number out of range, nesting too deep (named: field)
+        raise UploadError(str(error)) from None
     if not isinstance(data, dict) or not data:
         raise UploadError(
             f"{label}: expected a shared-task submission, an object keyed by intervention id "
@@ -130,8 +133,8 @@ def add(doc: dict, results_dir) -> Path:
     """Keep a scored upload beside the board's results; a name already on the board is
     refused (no run erases another)."""
     results_dir = Path(results_dir)
-    taken = {d.get("system") for _, d in board_documents(results_dir)}
-    if doc["system"] in taken:
+    taken = {name_key(str(d.get("system"))) for _, d in board_documents(results_dir)}
+    if name_key(doc["system"]) in taken:  # names that read alike are one name
         raise UploadError(
             f"system name {doc['system']!r} is on the board already: choose another name"
         )

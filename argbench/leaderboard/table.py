@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argbench.io import atomic_write, write_json
+from argbench.io import atomic_write, csv_cell, write_json
 from argbench.results import DATASET_FIELDS, content_digest, read_results
 from argbench.results.compare import aligned_scores, distinct, shared_dataset, system_labels
 from argbench.scoring import headline_or_none
@@ -408,7 +408,9 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=["benchmark", "task", *FIELDS], lineterminator="\n")
     writer.writeheader()
-    writer.writerows(flat(c, r) for c in columns_ for r in c.rows)
+    writer.writerows(  # a system name is user text: never a formula in a spreadsheet
+        {k: csv_cell(v) for k, v in flat(c, r).items()} for c in columns_ for r in c.rows
+    )
     atomic_write(stem.with_name(stem.name + ".csv"), buffer.getvalue())
     write_json(
         stem.with_name(stem.name + ".json"),

@@ -353,10 +353,17 @@ class ChatEndpoint:
                 _TOLD_UNIDENTIFIED.add(told)
                 import warnings
 
+                why = (
+                    "only what the server says about itself identifies the model behind this "
+                    "endpoint (no log-probabilities: another model behind the same URL and "
+                    "name would answer the same)"
+                    if self.identity.kind == "reported"
+                    else "nothing identifies the model behind this endpoint (the server "
+                    "reports nothing about it and answers no probe)"
+                )
                 warnings.warn(
-                    f"{self.where}: nothing identifies the model behind this endpoint (the "
-                    "server reports nothing about it and answers no probe), so its replies are "
-                    "not cached and a stopped run starts over. Name the model to cache them: "
+                    f"{self.where}: {why}, so its replies are not cached and a stopped run "
+                    "starts over. Name the model to cache them: "
                     "llm={'model_id': '<name and version>'} or $ARGBENCH_LLM_MODEL_ID",
                     stacklevel=4,
                 )

@@ -12,7 +12,12 @@ restart, so neither names the model. In order of strength:
 3. ``fingerprint``: what the server reports about itself (model entry, ``meta``, paths,
    ``system_fingerprint``) together with a measured probe: the greedy reply to a fixed prompt
    and its log-probabilities, which differ between models even under one name;
-4. nothing: neither reports nor a probe reply; replies are then not reused across runs.
+4. ``reported``: the same without log-probabilities: what the server says about itself and
+   a short reply, which another model behind the same URL, name and ``/models`` entry can
+   give too. It names the judge in the signature, but its replies are not reused across runs
+   (no cache key) unless the user names the model (``model_id``): a cache must never hand
+   one judge's answers to another;
+5. nothing: neither reports nor a probe reply; replies are then not reused across runs.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ _VOLATILE = {"created", "object", "permission", "permissions", "root", "parent"}
 
 @dataclass(frozen=True)
 class Identity:
-    """``kind`` (weights / named / fingerprint / none), the ``key`` replies are cached under
+    """``kind`` (weights / named / fingerprint / reported / none), the ``key`` replies are cached under
     (None: no cache), the ``suffix`` a signature adds to the model name, and ``how`` it was
     found (for messages)."""
 
@@ -60,6 +65,11 @@ class Identity:
     def fingerprint(cls, parts: dict, how: str) -> Identity:
         digest = short_hash(json.dumps(parts, sort_keys=True, ensure_ascii=False), 64)
         return cls("fingerprint", f"fp:{digest}", f"@fp:{digest[:12]}", how)
+
+    @classmethod
+    def reported(cls, parts: dict, how: str) -> Identity:
+        digest = short_hash(json.dumps(parts, sort_keys=True, ensure_ascii=False), 64)
+        return cls("reported", None, f"@fp:{digest[:12]}", how)
 
     @classmethod
     def unknown(cls) -> Identity:
@@ -165,6 +175,8 @@ def resolve_identity(endpoint) -> Identity:
     how = " and ".join(
         part for part, have in (("what it reports", report), ("a probe reply", probe)) if have
     )
+    if not (probe or {}).get("logprobs"):  # nothing measured that another model would not echo
+        return Identity.reported({"report": report, "probe": probe}, how)
     return Identity.fingerprint({"report": report, "probe": probe}, how)
 
 

@@ -139,15 +139,20 @@ def evaluate_predictions(
         f.split(".")[0] for name, f in resolved.items() if name not in ("predictions",)
     ]
     fields = _id_fields(chosen.data.column_names, id_fields)
-    merged, ids, missing, every_id = join(
-        chosen.data.to_list(),
-        records,
-        keys,
-        id_fields=fields,
-        take=take,
-        reference_fields=reference_fields,
-        allow_missing=allow_missing,
-    )
+    try:
+        merged, ids, missing, every_id = join(
+            chosen.data.to_list(),
+            records,
+            keys,
+            id_fields=fields,
+            take=take,
+            reference_fields=reference_fields,
+            allow_missing=allow_missing,
+        )
+    except ValueError as error:  # a record's error names the predictions file too
+        if isinstance(predictions, (str, Path)) and str(predictions) not in str(error):
+            raise ValueError(f"{predictions}: {error}") from None
+        raise
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
     if system is None:

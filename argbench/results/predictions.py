@@ -116,6 +116,11 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
         for position, field in enumerate(fields):
             if field in record:
                 parts.append(_id_text(record[field], at, field))
+                if position == 0 and keys and parts[0] != keys[index]:
+                    raise ValueError(
+                        f"{at}: the key {keys[index]!r} and the record's {field} {parts[0]!r} "
+                        "disagree: which item is it? Make them equal"
+                    )
             elif position == 0 and keys:
                 parts.append(_id_text(keys[index], at, field))
             else:
@@ -123,8 +128,13 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
         ids.append("-".join(parts))
     duplicates = [i for i, c in Counter(ids).items() if c > 1]
     if duplicates:
+        places = "; ".join(
+            f"{i!r} at records {', '.join(str(k) for k, x in enumerate(ids) if x == i)}"
+            for i in duplicates[:5]
+        )
         raise ValueError(
-            f"{len(duplicates):,} ids occur more than once in the predictions: {_listing(duplicates)}"
+            f"{len(duplicates):,} ids occur more than once in the predictions: "
+            f"{_listing(duplicates)} ({places})"
         )
 
     by_id: dict[str, dict] = {}

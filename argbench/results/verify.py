@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from argbench.io import read_json
+from argbench.io import check_name, read_json
 from argbench.results.document import REQUIRED, RESULTS_FORMAT, content_digest
 from argbench.results.shards import FRAGMENT_FORMAT
 from argbench.scoring import headline_of, headline_or_none
@@ -85,6 +85,14 @@ def verify_document(doc, source: str = "results") -> dict:
         raise ResultsFileError(f"{source}: 'item_ids' must be a list of strings; {_REWRITE}")
     if len(set(ids)) != len(ids):
         raise ResultsFileError(f"{source}: 'item_ids' repeat an id; {_REWRITE}")
+    system = doc.get("system")
+    if system is not None:
+        if not isinstance(system, str):
+            raise ResultsFileError(f"{source}: 'system' must be a string; {_REWRITE}")
+        try:
+            check_name(system, f"{source}: field 'system'")
+        except ValueError as error:
+            raise ResultsFileError(str(error)) from None
     _check_values(doc, source)
     _check_schema(doc, source)
     return doc

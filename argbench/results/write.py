@@ -11,20 +11,29 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from argbench.io import claim_output, is_claimed, read_json, release_output, write_json
+from argbench.io import (
+    Staging,
+    atomic_write,
+    claim_output,
+    is_claimed,
+    read_json,
+    release_output,
+    write_json,
+)
 from argbench.results.document import content_digest, plain
 from argbench.results.verify import verify_document
 
 __all__ = ["RUN_VOLATILE", "same_result", "write_results", "write_results_once"]
 
 
-def write_results(doc: dict, path) -> Path:
+def write_results(doc: dict, path, *, claim: bool = True) -> Path:
     """The results document as JSON with its ``digest``, written atomically through
     :mod:`argbench.io` (checked against the schema first: a document ``read_results`` would
-    refuse is never written)."""
+    refuse is never written); under the output's claim unless ``claim`` is False (a file of
+    a folder written whole, :func:`argbench.io.staged_folder`, locked as a whole)."""
     body = plain({k: v for k, v in doc.items() if k != "digest"})
     verify_document(body, f"results for {path}")
-    return write_json(path, {**body, "digest": content_digest(body)}, claim=True)
+    return write_json(path, {**body, "digest": content_digest(body)}, claim=claim)
 
 
 # What differs between two runs that produced the same result: when, by which command line,
@@ -48,27 +57,38 @@ def same_result(old, new: dict, *, strip=None) -> bool:
 
 
 def write_results_once(
-    planned, *, strip=None, advice="write into another --out folder or move those files away"
+    planned,
+    *,
+    strip=None,
+    advice="write into another --out folder or move those files away",
+    staging: Staging | None = None,
 ) -> list[tuple[Path, dict, bool]]:
     """Write each ``(path, document)`` of ``planned`` unless the path already holds the same
     result (:func:`same_result`); returns (path, document, written). No run erases another:
     when any path holds another result (another model, threshold or version, or an edited
-    file) nothing at all is written and :class:`FileExistsError` names the files."""
+    file) nothing at all is written and :class:`FileExistsError` names the files.
+
+    ``staging``: the paths are in a folder being written whole
+    (:func:`argbench.io.staged_folder`); each is compared with the file argbench wrote at its
+    place in the target, and the same result is kept as it was (its bytes copied)."""
     planned = [(Path(path), doc) for path, doc in planned]
     claimed = []  # every path is locked before it is looked at: a concurrent run waits
     for path, _ in planned:
-        if not is_claimed(path):
+        if staging is None and not is_claimed(path):  # a staged folder is locked whole
             claim_output(path, suffixes=(".json",))
             claimed.append(path)
     outcome, others = [], []
     for path, doc in planned:
-        if path.exists():
+        old_path = path if staging is None else staging.earlier(path)
+        if old_path is not None and old_path.exists():
             try:
-                old = read_json(path)
+                old = read_json(old_path)
             except ValueError:
                 old = None  # not JSON: another file, never overwritten
             if not same_result(old, doc, strip=strip):
-                others.append(path)
+                others.append(path if staging is None else staging.target_of(path))
+            elif staging is not None:
+                atomic_write(path, old_path.read_bytes())
             outcome.append((path, doc, False))
         else:
             outcome.append((path, doc, True))
@@ -83,7 +103,11 @@ def write_results_once(
             "result (a run with other settings or another argbench version, or an edited file); "
             f"nothing was written. To keep both, {advice}"
         )
-    for path, doc, new in outcome:
-        if new:
-            write_results(doc, path)
+    try:
+        for path, doc, new in outcome:
+            if new:
+                write_results(doc, path, claim=staging is None)
+    finally:  # the claims taken here end with the write (a notebook keeps its process)
+        for path in claimed:
+            release_output(path)
     return outcome

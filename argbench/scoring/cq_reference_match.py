@@ -19,6 +19,7 @@ import numpy as np
 from argbench.constants import CQ_LABELS
 from argbench.constants import CQS_GEN_STS_MODEL as DEFAULT_MODEL  # the metric's default
 from argbench.embedding import Embedder
+from argbench.io import parse_json
 from argbench.llm import PromptTemplate, check_on_failure, endpoint_from, settle_judgments
 from argbench.scoring import Labels
 from argbench.scoring.declaration import Figure, Headline, Metric
@@ -423,7 +424,7 @@ def _load_json(source, what: str) -> dict:
         return source
     path = Path(source)
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = parse_json(path.read_text(encoding="utf-8-sig"), f"{what} {path}")
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{what} {path}: not a UTF-8 JSON file ({error})") from None
     if not isinstance(data, dict):

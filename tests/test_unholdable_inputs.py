@@ -1,0 +1,165 @@
+"""Inputs Python cannot hold, or that a person cannot tell apart (issue 35, class 7): every
+reader maps numbers out of range, deep nesting, oversized digits and bad escapes to exit 2
+naming the file (and field); system names are compared after Unicode normalisation and
+refused when invisible characters make one read as another; CSV output never hands a
+spreadsheet a formula."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from argbench.cli import main
+from argbench.io import csv_cell, name_key, read_json, read_jsonl, write_records
+from argbench.leaderboard.space import config as space_config
+from argbench.leaderboard.space import write_space
+from tests.test_leaderboard import board, results, write
+
+HOSTILE = {
+    "float-out-of-range": ('{"a": {"b": [1, 2, 1e999]}}', "field a.b[2]", "1e999"),
+    "long-float": ('{"a": ' + "9" * 400 + ".5}", "field a", "402 characters"),
+    "oversized-int": ('{"n": ' + "7" * 5000 + "}", "field n", "5,000 characters"),
+    "deep-nesting": ("[" * 100_000 + "]" * 100_000, "nested too deeply", ""),
+    "lone-surrogate": ('{"s": "ok \\udc80"}', "field s", "lone surrogate"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_the_json_readers_name_file_and_field(tmp_path, case):
+    """Old: 1e999 was read as inf (a silent wrong number), 5,000 digits raised Python's own
+    ValueError without the file's name, 100,000 nested lists a RecursionError traceback, a
+    lone surrogate was read and failed later. New: ValueError naming the file and field
+    (JSON Lines: and the line). Control: the same document with an ordinary value."""
+    text, field, detail = HOSTILE[case]
+    path = tmp_path / "input.json"
+    path.write_text(text)
+    with pytest.raises(ValueError) as error:
+        read_json(path)
+    assert str(path) in str(error.value) and field in str(error.value)
+    assert detail in str(error.value)
+    lines = tmp_path / "input.jsonl"
+    lines.write_text('{"ok": 1}\n' + text + "\n")
+    with pytest.raises(ValueError, match=r"input.jsonl, line 2"):
+        read_jsonl(lines)
+    path.write_text('{"a": {"b": [1, 2, 1e300]}, "s": "ok \\u00e9 \\ud83d\\ude00"}')  # control
+    assert read_json(path)["s"] == "ok é 😀"
+
+
+@pytest.mark.parametrize("case", ["deep-nesting", "oversized-int", "float-out-of-range"])
+def test_compare_and_leaderboard_exit_2_naming_the_file(tmp_path, capsys, case):
+    """The command line: exit 2 and the file named, never a traceback."""
+    paths = board(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text(HOSTILE[case][0])
+    for argv in (
+        ["compare", paths[0], str(bad)],
+        ["leaderboard", str(bad), "--out", str(tmp_path / "x")],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "bad.json" in err and "Traceback" not in err
+    assert main(["compare", paths[0], paths[1]]) == 0  # control
+
+
+@pytest.mark.parametrize(
+    "name", ["Same\u202e", "Sa\u200bme", "Same\x1b[2J", "Same\nFake row"], ids=repr
+)
+def test_a_system_name_with_invisible_or_control_characters_is_refused(tmp_path, capsys, name):
+    """Old: `--system` took a bidi override, a zero-width space, a terminal escape or a line
+    break, and a results file holding one went on the board as a row that reads as another
+    system's. New: refused (exit 2), naming the character; a results file holding one is
+    refused naming the file and its field. Control: an ordinary name."""
+    doc = results("ok", [1.0, 0.0] * 10)
+    path = tmp_path / "ok.json"
+    write(tmp_path, doc, "ok")
+    edited = json.loads(path.read_text())
+    edited["system"] = name  # the digest is over the content: recompute it as a forger would
+    from argbench.results.document import content_digest
+
+    edited["digest"] = content_digest({k: v for k, v in edited.items() if k != "digest"})
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(edited))
+    assert main(["leaderboard", str(forged), "--out", str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err
+    assert "forged.json" in err and "field 'system'" in err and "U+" in err
+    assert main(["leaderboard", str(path), "--out", str(tmp_path / "site")]) == 0  # control
+    from types import SimpleNamespace
+
+    from argbench.cli.evaluate import _claim_outputs
+
+    args = SimpleNamespace(
+        input="p.json", dev=None, references=None, dataset=None, plot=None,
+        out=str(tmp_path / "r.json"), system=name, argv=["evaluate"],
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="--system"):
+        _claim_outputs(args)
+
+
+def test_names_that_read_alike_are_one_name_on_the_space(tmp_path):
+    """Old: "Same" and its full-width twin "Ｓａｍｅ" (or "same") were two rows a reader cannot
+    tell apart. New: compared after NFKC and case folding, refused naming both files.
+    Control: two different names."""
+    assert name_key("Ｓａｍｅ") == name_key("same") == name_key("Same ")
+    one = write(tmp_path, results("Same", [1.0] * 20), "one")
+    twin = write(tmp_path, results("Ｓａｍｅ", [0.0, 1.0] * 10), "twin")
+    settings = space_config("cq_reference_match", "org/refs")
+    with pytest.raises(ValueError, match="read alike") as error:
+        write_space([one, twin], tmp_path / "space", settings)
+    assert "one.json" in str(error.value) and "twin.json" in str(error.value)
+    other = write(tmp_path, results("Other", [0.0, 1.0] * 10), "other")
+    write_space([one, other], tmp_path / "space", settings)  # control
+
+
+def test_csv_output_never_hands_a_spreadsheet_a_formula(tmp_path):
+    """Old: a system named '=HYPERLINK("http://x","click")' was written as that cell into
+    leaderboard.csv (and into pairwise CSV output): a spreadsheet runs it. New: a leading
+    apostrophe makes it text. Control: names, numbers and negative numbers as they are."""
+    assert csv_cell("=1+1") == "'=1+1" and csv_cell("@SUM(A1)") == "'@SUM(A1)"
+    assert csv_cell("-0.5") == "-0.5" and csv_cell(-0.5) == -0.5 and csv_cell("plain") == "plain"
+    formula = '=HYPERLINK("http://example.invalid","click")'
+    paths = [write(tmp_path, results(formula, [1.0] * 20), "f"), *board(tmp_path)]
+    assert main(["leaderboard", *paths, "--out", str(tmp_path / "site"), "--resamples", "50"]) == 0
+    with open(tmp_path / "site" / "leaderboard.csv", newline="") as handle:
+        systems = [row["system"] for row in csv.DictReader(handle)]
+    assert "'" + formula in systems and "strong" in systems
+    write_records(tmp_path / "rows.csv", [{"item": "+cmd", "score": -1.5}])
+    assert (tmp_path / "rows.csv").read_text().splitlines()[1] == "'+cmd,-1.5"
+
+
+def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_records(
+    tmp_path, fixture_mirror, cache_dir
+):
+    """Old: duplicate ids were refused without the file or where they occur, and a
+    prediction keyed by one id whose record names another was scored as the record's item,
+    silently. New: the file and the records of each duplicate are named; the disagreeing key
+    is refused naming the file, record, key and id. Control: the same predictions, once."""
+    import argbench
+
+    mirror = str(fixture_mirror("cqs_gen"))
+    where = {"sources": mirror, "cache_dir": cache_dir}
+    rows = argbench.load_dataset("cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir)
+    ids = rows["validation"]["intervention_id"]
+    good = {i: {"intervention_id": i, "cqs": ["Why?", "How?", "Who?"]} for i in ids}
+    path = tmp_path / "p.jsonl"
+    lines = [json.dumps(r) for r in good.values()]
+    path.write_text("\n".join([*lines, lines[0]]) + "\n")
+
+    def run(source):
+        return argbench.evaluate_predictions(
+            "cr_diversity", str(source), "cqs_gen", "interventions", "validation", **where
+        )
+
+    with pytest.raises(ValueError) as error:
+        run(path)
+    assert str(path) in str(error.value) and f"at records 0, {len(lines)}" in str(error.value)
+    keyed = tmp_path / "k.json"
+    swapped = dict(good)
+    swapped[ids[0]] = {**good[ids[0]], "intervention_id": ids[1]}
+    keyed.write_text(json.dumps(swapped))
+    with pytest.raises(ValueError, match="disagree") as error:
+        run(keyed)
+    assert str(keyed) in str(error.value) and "record 0" in str(error.value)
+    keyed.write_text(json.dumps(good))  # control
+    assert run(keyed)["n_items"] == len(ids)
