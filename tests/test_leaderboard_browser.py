@@ -20,7 +20,10 @@ pytestmark = [
 ]
 
 ROWS = "[...document.querySelectorAll('#board tbody tr')]"
-VISIBLE = f"{ROWS}.filter(r => r.style.display !== 'none').map(r => r.children[1].textContent)"
+VISIBLE = (
+    f"{ROWS}.filter(r => r.style.display !== 'none')"
+    ".map(r => r.children[1].querySelector('a').textContent)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +88,25 @@ def test_injected_markup_stays_text_and_nothing_comes_from_the_network(board_sit
     assert browser.requests and all(u.startswith("file://") for u in browser.requests), {
         u for u in browser.requests if not u.startswith("file://")
     }
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_sideways_scroll_on_a_laptop_or_a_phone(board_site, width):
+    """At 1280 px and at 390 px (a phone: the viewport tag decides the layout width), the
+    front page and the task pages fit the screen's width: a wide table scrolls inside its own
+    box, the page never does, and the text keeps a readable size. Before: no viewport tag (a
+    phone laid the page out 980 px wide, text about 5 px) and the task page scrolled sideways."""
+    with Browser(width=width, height=900, mobile=width < 600) as browser:
+        for page in [board_site / "index.html", *task_pages(board_site)]:
+            browser.open(page)
+            inner = browser.evaluate("window.innerWidth")
+            assert inner == width, (page.name, inner)
+            scroll = browser.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= inner, (page.name, scroll, inner)
+            size = browser.evaluate(
+                "parseFloat(getComputedStyle(document.querySelector('p')).fontSize)"
+            )
+            assert size >= 12, (page.name, size)
 
 
 def test_a_screenshot_of_each_page(board_site):

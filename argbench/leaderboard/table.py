@@ -1,12 +1,17 @@
 """Results files grouped into leaderboard columns, ranked, with intervals and paired tests.
 
-A column holds results of one measurement only: the same metric and signature, the same split
-(name, config, split, version, content hash), the same harness task and the same items, as
-``argbench compare`` requires; the statistics are ``compare``'s
-(:func:`argbench.results.compare_results`, :mod:`argbench.scoring.significance`). Results that
-differ in any of these go to another column, whose header says what it is; a result with no
-per-item headline cannot be ranked and is refused with the reason. Files are read only
-through :func:`argbench.results.read_results`, which refuses what it cannot trust.
+A column holds results of one measurement: the same metric, the same scoring signature (its
+fields but those that say how a harness produced the outputs,
+:func:`argbench.signature.measurement`), the same split (name, config, split, version, content
+hash) and the same items of that split. A harness run's prompt, decoding and ``--limit`` are
+the system's, not the measurement's: a model run through lm-eval or inspect, ``argbench
+evaluate`` on the same split and the shipped systems share a column, each row naming how it
+was produced. A ``--limit`` run is a row of its split's column, marked incomplete with the
+items it scored; its missing items are not scored (NaN in the statistics, as
+:mod:`argbench.scoring.significance` treats an unscored item). Results that differ in anything
+else go to another column, and :func:`apart` says what differs from the columns beside it; a
+result with no per-item headline cannot be ranked and is refused with the reason. Files are
+read only through :func:`argbench.results.read_results`, which refuses what it cannot trust.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argbench.io import atomic_write, write_json
-from argbench.results import DATASET_FIELDS, compare_results, read_results
+from argbench.results import DATASET_FIELDS, read_results
 from argbench.scoring import headline_or_none
-from argbench.signature import Signature
+from argbench.signature import SYSTEM_FIELDS, Signature, measurement
 
 MAX_BYTES = 200 * 1024 * 1024  # a results file larger than this is refused before parsing
 ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the leader
@@ -50,13 +55,14 @@ def read(paths, max_bytes: int = MAX_BYTES) -> list[tuple[str, dict]]:
 
 @dataclass
 class Column:
-    """One measurement: a metric's headline on one split under one signature."""
+    """One measurement: a metric's headline on one split's items under one scoring signature
+    (:func:`argbench.signature.measurement`; each row keeps its own full signature)."""
 
     metric: str
     key: str
     signature: str
     dataset: dict
-    task: str | None
+    items: list = field(default_factory=list)  # the split's items, in the order ranked over
     docs: list = field(default_factory=list)
     paths: list = field(default_factory=list)
     rows: list = field(default_factory=list)
@@ -64,7 +70,7 @@ class Column:
 
     @property
     def slug(self) -> str:
-        ident = json.dumps([self.signature, self.dataset, self.task, self.docs[0]["item_ids"]])
+        ident = json.dumps([self.signature, self.dataset, sorted(self.items)])
         name = "-".join(str(self.dataset.get(k) or "") for k in ("name", "config", "split"))
         safe = "".join(c if c.isalnum() else "_" for c in f"{name}-{self.metric}")
         return f"{safe}-{hashlib.sha256(ident.encode()).hexdigest()[:8]}"
@@ -73,11 +79,19 @@ class Column:
     def benchmark(self) -> str:
         return str(self.dataset.get("name") or "unknown")
 
-    def title(self) -> str:
-        where = "/".join(
+    def where(self) -> str:
+        return "/".join(
             str(self.dataset.get(k)) for k in ("name", "config", "split") if self.dataset.get(k)
         )
-        return f"{where}: {self.metric} {self.key}"
+
+    def title(self) -> str:
+        return f"{self.where()}: {self.metric} {self.key}"
+
+
+def split_items(doc: dict) -> list[str]:
+    """The items of the split a result was scored on: those it scored, then those it did not
+    (``missing_ids``: a ``--limit`` run, ``evaluate --allow-missing``)."""
+    return [*doc["item_ids"], *doc.get("missing_ids", [])]
 
 
 def _column_id(doc: dict) -> str:
@@ -85,10 +99,9 @@ def _column_id(doc: dict) -> str:
     ident = [
         doc["metric"],
         headline_key(doc),
-        doc["signature"],
+        measurement(doc["signature"]),
         [dataset.get(k) for k in ("name", *DATASET_FIELDS)],
-        doc.get("task"),
-        sorted(doc["item_ids"]),
+        sorted(split_items(doc)),
     ]
     return json.dumps(ident, sort_keys=True, default=str)
 
@@ -114,7 +127,22 @@ def harness_text(doc: dict) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def _model(signature: str) -> str:
+def run_label(doc: dict) -> str:
+    """What tells two runs of one system apart: the harness run (harness, model, ``--limit``),
+    the harness task's prompt, what the run's signature adds (decoding, output length, chat
+    template) and the day the result was made."""
+    fields = Signature.parse(doc["signature"]).fields
+    produced = ", ".join(f"{k} {fields[k]}" for k in SYSTEM_FIELDS if k in fields)
+    parts = [
+        harness_text(doc),
+        f"task {task_text(doc['task'])}" if doc.get("task") else "",
+        produced,
+        str(doc.get("created") or "")[:10],
+    ]
+    return "; ".join(p for p in parts if p)
+
+
+def model_text(signature: str) -> str:
     """The judge or embedding model a signature names (``model``, ``judge`` or ``llm``)."""
     fields = Signature.parse(signature).fields
     return "; ".join(f"{k} {fields[k]}" for k in ("model", "judge", "llm") if k in fields)
@@ -143,81 +171,94 @@ def columns(
         ident = _column_id(doc)
         if ident not in groups:
             groups[ident] = Column(
-                doc["metric"], key, doc["signature"], doc.get("dataset") or {}, doc.get("task")
+                doc["metric"], key, measurement(doc["signature"]), doc.get("dataset") or {}
             )
         groups[ident].docs.append(doc)
         groups[ident].paths.append(path)
     out = list(groups.values())
     for column in out:
+        # the items in a complete result's order when there is one (argbench compare's order)
+        first = next((d for d in column.docs if not d.get("n_missing")), column.docs[0])
+        column.items = split_items(first)
         rank(column, resamples=resamples, seed=seed, confidence=confidence)
     out.sort(key=lambda c: (c.benchmark, c.title(), c.signature))
     return out, refused
 
 
-def _stats(column: Column, resamples, seed, confidence) -> dict:
-    from argbench.scoring.significance import compare_systems
+def _matrix(column: Column) -> list[list[float]]:
+    """systems × the column's items: each result's per-item headline, NaN where it has none
+    (an item it did not score, or a value the metric left undefined)."""
+    rows = []
+    for doc in column.docs:
+        values = dict(per_item(doc, column.key))
+        rows.append([_nan(values.get(item)) for item in column.items])
+    return rows
 
-    if len(column.docs) > 1:
-        return compare_results(
-            column.docs, column.key, resamples=resamples, seed=seed, confidence=confidence
-        )
-    doc = column.docs[0]  # compare needs two: one system's interval is the same bootstrap
-    values = [float("nan") if v is None else v for v in doc["result"]["per_item"][column.key]]
-    return compare_systems([values], [str(doc.get("system"))], resamples, seed, confidence)
+
+def _nan(value) -> float:
+    return float("nan") if value is None else value
 
 
 def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     """Fill ``column.rows``: best first, each with its interval, the paired test against the
-    leader and the systems it cannot be told apart from (p >= 0.05, either direction)."""
-    stats = _stats(column, resamples, seed, confidence)
+    leader and the systems it cannot be told apart from (p >= 0.05, either direction). The
+    statistics are ``argbench compare``'s (:func:`argbench.scoring.significance.compare_systems`
+    on the same matrix); a result scored on fewer items is paired on the items it has."""
+    from argbench.scoring.significance import compare_systems
+
+    labels = [str(i) for i in range(len(column.docs))]
+    stats = compare_systems(_matrix(column), labels, resamples, seed, confidence)
     p_of = {}
     for pair in stats["pairs"]:
         p_of[(pair["a"], pair["b"])] = p_of[(pair["b"], pair["a"])] = pair
     order = sorted(range(len(column.docs)), key=lambda i: -_sortable(stats["systems"][i]["score"]))
-    leader = stats["systems"][order[0]]["name"]
+    place_of = {labels[i]: place for place, i in enumerate(order, 1)}
+    leader = labels[order[0]]
     rows = []
     for place, i in enumerate(order, 1):
         doc, system = column.docs[i], stats["systems"][i]
         values = doc["result"]["per_item"][column.key]
-        pair = p_of.get((system["name"], leader))
+        pair = p_of.get((labels[i], leader))
         difference = None
         if pair is not None:
-            sign = 1 if pair["a"] == system["name"] else -1
+            sign = 1 if pair["a"] == labels[i] else -1
             difference = {
                 "difference": sign * pair["difference"],
                 "low": sign * (pair["low"] if sign > 0 else pair["high"]),
                 "high": sign * (pair["high"] if sign > 0 else pair["low"]),
                 "p_value": pair["p_value"],
             }
-        apart = [
-            other["name"]
-            for other in stats["systems"]
-            if other["name"] != system["name"]
-            and p_of[(system["name"], other["name"])]["p_value"] >= ALPHA
+        ties = [
+            other
+            for other in labels
+            if other != labels[i] and p_of[(labels[i], other)]["p_value"] >= ALPHA
         ]
         result = doc["result"]
         rows.append(
             {
                 "rank": place,
                 "index": i,  # of the document in column.docs
-                "system": system["name"],
+                "system": str(doc.get("system")),
+                "run": run_label(doc),
                 "score": system["score"],
                 "low": system["low"],
                 "high": system["high"],
                 "items_scored": sum(1 for v in values if v is not None),
-                "items": len(values),
+                "items": len(column.items),
                 "complete": bool(result.get("complete", True)) and not doc.get("n_missing"),
                 "vs_leader": difference,
                 "tied_with_leader": pair is None or pair["p_value"] >= ALPHA,
-                "not_distinguishable_from": apart,
+                "not_distinguishable_from": [str(column.docs[int(o)].get("system")) for o in ties],
+                "tied_ranks": sorted(place_of[o] for o in ties),
                 "human_score": result.get("human_score"),
                 "figures": _figures(result, column.key),
                 "flags": _flags(doc),
-                "dataset_version": _revision(column.dataset),
+                "dataset_version": _revision(doc.get("dataset") or column.dataset),
                 "content_hash": column.dataset.get("content_hash"),
                 "signature": doc["signature"],
-                "model": _model(doc["signature"]),
+                "model": model_text(doc["signature"]),
                 "harness": harness_text(doc),
+                "harness_task": task_text(doc["task"]) if doc.get("task") else None,
                 "path": column.paths[i],
                 "created": doc.get("created"),
             }
@@ -231,6 +272,54 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]
         )
+
+
+def rank_ranges(ranks: list[int]) -> str:
+    """Ranks as short ranges: ``[2, 3, 4, 5, 6, 9]`` -> ``2–6, 9``."""
+    out: list[list[int]] = []
+    for r in sorted(ranks):
+        if out and r == out[-1][1] + 1:
+            out[-1][1] = r
+        else:
+            out.append([r, r])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in out)
+
+
+def ties_text(row: dict) -> str:
+    """``ties with ranks 2–6``: the places of the systems the row cannot be told apart from."""
+    ranks = row.get("tied_ranks") or []
+    if not ranks:
+        return "—"
+    return f"ties with rank{'s' if len(ranks) > 1 else ''} {rank_ranges(ranks)}"
+
+
+def apart(columns_: list[Column]) -> dict[str, list[str]]:
+    """slug -> why the column's results are not ranked with another column of the same
+    benchmark and metric: the signature fields and the parts of the split that differ."""
+    out: dict[str, list[str]] = {}
+    for column in columns_:
+        mine = Signature.parse(column.signature)
+        for other in columns_:
+            if other is column or (other.benchmark, other.metric) != (
+                column.benchmark,
+                column.metric,
+            ):
+                continue
+            theirs = Signature.parse(other.signature)
+            differ = [
+                f"signature {name} ({a or 'absent'} here, {b or 'absent'} there)"
+                for name, a, b in mine.differences(theirs)
+            ]
+            for name in DATASET_FIELDS:
+                a, b = column.dataset.get(name), other.dataset.get(name)
+                if a != b:
+                    differ.append(f"dataset {name} ({a} here, {b} there)")
+            if not differ and set(column.items) != set(other.items):
+                differ.append(f"items ({len(column.items):,} here, {len(other.items):,} there)")
+            out.setdefault(column.slug, []).append(
+                f"not ranked with {other.where()} ({len(other.rows)} systems): " + "; ".join(differ)
+            )
+    return out
 
 
 def _figures(result: dict, key: str) -> dict:
@@ -274,6 +363,7 @@ FIELDS = [
     "rank", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
     "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
+    "harness_task", "run",
 ]  # fmt: skip
 
 
@@ -297,19 +387,25 @@ def per_item(doc: dict, key: str) -> list[tuple[str, float | None]]:
     return list(zip(doc["item_ids"], doc["result"]["per_item"][key], strict=True))
 
 
-def worst_items(doc: dict, key: str, n: int = 10) -> list[dict]:
-    """The ``n`` lowest-scored items, with the system's own text where the result keeps it
-    (``questions``) and the labels the metric gave."""
+def item_texts(doc: dict, key: str) -> list[dict]:
+    """Every scored item, worst first, with what the result keeps of it: the system's
+    questions (``questions``), the labels the metric gave, the labels people gave, and a
+    harness import's generation (the model's output and its prompt's hash, ``generations``)."""
     result = doc["result"]
     items = [(i, item, v) for i, (item, v) in enumerate(per_item(doc, key)) if v is not None]
     items.sort(key=lambda t: (t[2], t[0]))
+    kept = {name: result.get(name) for name in ("questions", "labels", "human_labels")}
+    kept["generation"] = doc.get("generations")
     out = []
-    for index, item, value in items[:n]:
+    for index, item, value in items:
         entry = {"item": item, "value": value}
-        for name in ("questions", "labels", "human_labels"):
-            values = result.get(name)
+        for name, values in kept.items():
             if isinstance(values, list) and len(values) == len(doc["item_ids"]):
                 entry[name] = values[index]
+        generation = entry.get("generation")
+        if "questions" not in entry and isinstance(generation, dict):
+            parsed = generation.get("prediction")  # the harness's parse, as scored
+            entry["questions"] = parsed if isinstance(parsed, list) else [parsed]
         out.append(entry)
     return out
 
@@ -336,7 +432,6 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
                 "key": c.key,
                 "signature": c.signature,
                 "dataset": c.dataset,
-                "harness_task": c.task and task_text(c.task),
                 "correlation_with_human": c.correlation,
                 "rows": [flat(c, r) for r in c.rows],
             }
