@@ -11,6 +11,7 @@ first generation)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -49,7 +50,9 @@ def lm_eval_folder(root, task, outputs, *, stamp="2026-01-01T00-00-00.000001", m
     with open(folder / f"samples_{name}_{stamp}.jsonl", "w") as out:
         for number, (doc, output) in enumerate(zip(docs, outputs, strict=True)):
             record = runs.prediction(task, doc, output)
-            sample = {"doc_id": number, FIRST[task]: record}
+            prompt = runs.prompt(task, doc).encode()
+            sample = {"doc_id": number, FIRST[task]: record,
+                      "prompt_hash": hashlib.sha256(prompt).hexdigest()}  # fmt: skip
             if task_of(task).behaviour.choice:
                 sample["resps"] = [[[str(x), "False"]] for x in output]
             else:
@@ -112,6 +115,27 @@ def test_refuse_degenerate_leaves_a_single_item_alone():
     checks.refuse_degenerate("claimdiff_s", [{"score": 0.5}], "x")  # nothing to be tied with
     with pytest.raises(checks.DegenerateRunError, match="all tied"):
         checks.refuse_degenerate("claimdiff_s", [{"score": 0.5}] * 2, "x")
+
+
+def test_an_import_keeps_what_the_model_wrote_item_by_item(data, tmp_path, capsys):
+    """Old: the results file kept the scores but not the model's text (the board's "the
+    system's text" was "—" for every item of a harness run). New: ``generations`` holds, in
+    the order of ``item_ids``, the model's output, lm-eval's sha256 of the prompt, and the
+    questions parsed from the output (what was scored); markup stays data."""
+    texts = ["Why <b>this</b>?\nIs it so?", "How?", "Who says so?\n\nWhen?"]
+    folder = lm_eval_folder(tmp_path / "run", "cqs_gen", texts)
+    code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
+    assert code == 0, err
+    (path,) = (tmp_path / "out").glob("*.results.json")
+    doc = read_results(path)
+    docs = runs.documents("cqs_gen")[:3]
+    assert doc["item_ids"] == [d["intervention_id"] for d in docs]
+    for generation, text, source in zip(doc["generations"], texts, docs, strict=True):
+        assert generation["text"] == text
+        prompt = runs.prompt("cqs_gen", source).encode()
+        assert generation["prompt_sha256"] == hashlib.sha256(prompt).hexdigest()
+        assert generation["prediction"] == runs.prediction("cqs_gen", source, text)["cqs"]
+    assert doc["generations"][0]["prediction"] == ["Why <b>this</b>?", "Is it so?"]
 
 
 # ---------------------------------------------------------------- no run erases another
@@ -339,6 +363,9 @@ def test_inspect_generation_is_greedy(data, tmp_path):
     (log,) = (tmp_path / "logs").glob("*.eval")
     ((_, _, doc),) = import_harness(log)
     assert "|input:messages|decode:greedy|max_tok:256|" in doc["signature"]
+    # what the model wrote, item by item, with the hash of the messages it was sent
+    assert [g["text"] for g in doc["generations"]] == ["Why?\nHow?"] * 2
+    assert all(len(g["prompt_sha256"]) == 64 for g in doc["generations"])
 
 
 @pytest.mark.slow  # real lm_eval / inspect processes
