@@ -351,7 +351,7 @@ def test_inspect_generation_is_greedy(data, tmp_path):
 
     env = data["env"]
     with StubServer(lambda request, number: (200, "Why?\nHow?", 0, None)) as server:
-        run(
+        done = run(
             [str(BIN / "inspect"), "eval", "argbench/cqs_gen", "--model", "openai-api/stub/m",
              "--limit", "2", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
             {**env, "STUB_API_KEY": "x", "STUB_BASE_URL": server.base_url},
@@ -363,6 +363,8 @@ def test_inspect_generation_is_greedy(data, tmp_path):
     (log,) = (tmp_path / "logs").glob("*.eval")
     ((_, _, doc),) = import_harness(log)
     assert "|input:messages|decode:greedy|max_tok:256|" in doc["signature"]
+    # no warning per sample (before: "Unable to convert value to float" for every question)
+    assert "WARNING" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
     # what the model wrote, item by item, with the hash of the messages it was sent
     assert [g["text"] for g in doc["generations"]] == ["Why?\nHow?"] * 2
     assert all(len(g["prompt_sha256"]) == 64 for g in doc["generations"])

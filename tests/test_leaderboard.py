@@ -289,7 +289,9 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights,
         env=env, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    shipped = sorted(str(p) for p in (systems / "cqs_gen").glob("*/*.json"))
+    shipped = sorted(
+        str(p) for part in ("results", "test") for p in (systems / "cqs_gen" / part).glob("*.json")
+    )
     assert len(shipped) == 2 * 18
     site = tmp_path / "site"
     argv = ["leaderboard", str(path), *shipped, "--out", str(site), "--resamples", "200"]
@@ -430,3 +432,17 @@ def test_pages_say_items_scored_and_show_what_the_model_wrote(tmp_path):
         assert "name='viewport' content='width=device-width, initial-scale=1'" in html.read_text()
     shared = next(p for p in out.glob("cqs_gen*.html")).read_text()
     assert shared.count("sha256:" + "ab" * 32) == 1  # the content hash once, above the rows
+
+
+def test_the_same_data_from_the_hub_is_the_same_column(tmp_path):
+    """A Space scores uploads against the references in a Hub repo: another dataset name, the
+    same content hash. Its rows join the column of the shipped results (argbench compare's
+    rule: the content hash decides); another content hash stays apart."""
+    hub = {**DATASET, "name": "org/cqs-refs", "source": "hub:org/cqs-refs", "commit": "0" * 40}
+    paths = [*board(tmp_path), write(tmp_path, results("upload", [0.5] * 20, dataset=hub), "up")]
+    other = {**hub, "content_hash": "sha256:" + "cd" * 32}
+    paths.append(write(tmp_path, results("elsewhere", [0.5] * 20, dataset=other), "elsewhere"))
+    table, _ = columns(read(paths), resamples=200)
+    assert sorted(len(c.rows) for c in table) == [1, 4]
+    [main_column] = [c for c in table if len(c.rows) == 4]
+    assert "upload" in {r["system"] for r in main_column.rows}

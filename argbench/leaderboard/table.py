@@ -100,7 +100,9 @@ def _column_id(doc: dict) -> str:
         doc["metric"],
         headline_key(doc),
         measurement(doc["signature"]),
-        [dataset.get(k) for k in ("name", *DATASET_FIELDS)],
+        # not the name: a built folder, a Hub repo (a Space's references) and the corpus name
+        # hold the same data when the content hash is the same (argbench compare's rule)
+        [dataset.get(k) for k in DATASET_FIELDS],
         sorted(split_items(doc)),
     ]
     return json.dumps(ident, sort_keys=True, default=str)
