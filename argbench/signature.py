@@ -145,13 +145,16 @@ class Signature:
 SYSTEM_FIELDS = ("input", "decode", "max_tok", "method")
 
 
-def measurement(text: str) -> str:
+def measurement(text: str, *, identity: bool = True) -> str:
     """What a signature says about the scoring alone: the signature without
-    :data:`SYSTEM_FIELDS`, each model named by its content hash where it has one (the same
-    files under another folder name are the same model). Two results whose measurements are
-    equal were scored the same way, whatever system or harness settings produced them."""
+    :data:`SYSTEM_FIELDS`; with ``identity``, each model named by its content hash where it
+    has one (the same files under another folder name are the same model), so that two
+    results whose measurements are equal were scored the same way, whatever system or harness
+    settings produced them; without, the fields as written (to show)."""
     parsed = Signature.parse(text)
     fields = [
-        (key, _identity(value)) for key, value in parsed.fields.items() if key not in SYSTEM_FIELDS
+        (key, _identity(value) if identity else value)
+        for key, value in parsed.fields.items()
+        if key not in SYSTEM_FIELDS
     ]
     return Signature(parsed.name, fields, version=parsed.version).render()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from argbench.cli import main
-from argbench.leaderboard.table import apart, columns, rank_ranges, read, ties_text
+from argbench.leaderboard.table import apart, apart_text, columns, rank_ranges, read, ties_text
 from argbench.results import build_document, write_results
 
 SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
@@ -317,7 +317,9 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights,
     # the partial run is marked incomplete on the front page
     index = (site / "index.html").read_text()
     assert f"{doc['system']}: 2 / 34 items, incomplete" in index
-    assert "signature refs (test+submissions-own here, absent there)" in index
+    assert "(18 systems): differs in signature refs, dataset config" in index
+    column_page = (site / f"{task['slug']}.html").read_text()
+    assert "signature refs (absent here, test+submissions-own there)" in column_page
     # its page shows what it wrote, question by question, with the prompt's hash
     page = next(site.glob("system-SmolLM2*.html")).read_text()
     for generation in doc["generations"]:
@@ -393,14 +395,14 @@ def test_a_result_that_cannot_join_is_told_why(tmp_path):
     assert len(table) == 2
     reasons = apart(table)
     [main_column] = [c for c in table if len(c.rows) == 3]
-    [why] = reasons[main_column.slug]
+    [why] = [apart_text(r) for r in reasons[main_column.slug]]
     assert "signature thr (>0.65 here, >0.8 there)" in why, why
     assert "input" not in why and "decode" not in why  # the harness's fields are not a reason
     out = tmp_path / "site"
     assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
     page = (out / f"{main_column.slug}.html").read_text()
     assert "signature thr (&gt;0.65 here, &gt;0.8 there)" in page
-    assert "signature thr" in (out / "index.html").read_text()
+    assert "(3 systems): differs in signature thr" in (out / "index.html").read_text()
 
 
 def test_ties_are_short_ranges():

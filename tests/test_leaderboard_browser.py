@@ -10,7 +10,7 @@ import pytest
 
 from argbench.browser import Browser, find_chromium
 from argbench.cli import main
-from tests.test_leaderboard import SIGNATURE, board, results, write
+from tests.test_leaderboard import DATASET, SIGNATURE, board, results, write
 
 pytestmark = [
     pytest.mark.browser,
@@ -35,6 +35,9 @@ def board_site(tmp_path_factory):
     paths.append(write(tmp, results(evil, [0.5] * 20, questions=[["<b>bold?</b>"]] * 20), "evil"))
     other = SIGNATURE.replace("m@abc", "other@def")
     paths.append(write(tmp, results("other-model", [1.0] * 20, signature=other), "other"))
+    # another split: the reason it is apart names both content hashes (long, unbroken)
+    data = {**DATASET, "content_hash": "sha256:" + "cd" * 32}
+    paths.append(write(tmp, results("other-data", [1.0] * 20, dataset=data), "other-data"))
     out = tmp / "site"
     assert (
         main(["leaderboard", *paths, "--out", str(out), "--resamples", "500", "--screenshots"]) == 0
@@ -52,7 +55,7 @@ def task_pages(board_site):
 
 def test_rows_intervals_sorting_filtering(board_site, browser):
     pages = task_pages(board_site)
-    assert len(pages) == 2  # the other model's result is a task of its own
+    assert len(pages) == 3  # the other model's and the other split's results: tasks of their own
     main_page = next(p for p in pages if "strong" in p.read_text())
     browser.open(main_page)
     assert browser.evaluate(f"{ROWS}.length") == 4

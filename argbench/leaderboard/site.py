@@ -17,6 +17,7 @@ from argbench.io import atomic_write, write_json
 from argbench.leaderboard.table import (
     Column,
     apart,
+    apart_text,
     item_texts,
     model_text,
     per_item,
@@ -32,8 +33,8 @@ DOCS_LINK = "../leaderboard/"
 # box (div.wide), never the page
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;padding:0 1em;max-width:1400px;
-color:#222;line-height:1.4}h1{font-size:1.5em;overflow-wrap:anywhere}h2{font-size:1.25em;
-overflow-wrap:anywhere}div.wide{overflow-x:auto;max-width:100%}
+color:#222;line-height:1.4}h1{font-size:1.5em}h2{font-size:1.25em}
+p,li,dd,h1,h2,h3{overflow-wrap:anywhere}div.wide{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;
 vertical-align:top}th{background:#eef;cursor:pointer}td.n{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}code{font-size:11px;word-break:break-all}
@@ -184,7 +185,7 @@ def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
     if reasons:
         parts.append("<p class='small'>Not ranked together with the other columns of this "
                      "metric, because:</p><ul class='small'>")  # fmt: skip
-        parts += [f"<li>{escape(r)}</li>" for r in reasons]
+        parts += [f"<li>{escape(apart_text(r))}</li>" for r in reasons]
         parts.append("</ul>")
     parts += [
         f"<p><input class='filter' data-table='{table_id}' placeholder='filter rows'> "
@@ -319,19 +320,24 @@ def index_page(
         body = []
         for column in tasks:
             top = column.rows[0]
-            partial = [r for r in column.rows if not r["complete"]]
+            partial: dict[tuple, list[str]] = {}  # rows with the same count: one line
+            for r in column.rows:
+                if not r["complete"]:
+                    partial.setdefault((r["items_scored"], r["items"]), []).append(r["system"])
             runs = (
                 "<br>".join(
-                    f"<span class='warn'>{escape(r['system'])}: {r['items_scored']:,} / "
-                    f"{r['items']:,} items, incomplete</span>"
-                    for r in partial
+                    f"<span class='warn'>{escape(', '.join(names))}: {scored:,} / {items:,} "
+                    "items, incomplete</span>"
+                    for (scored, items), names in partial.items()
                 )
                 or "all complete"
             )
-            why = reasons.get(column.slug)
+            why = "".join(
+                f"<br><span class='small'>{escape(apart_text(r, short=True))}</span>"
+                for r in reasons.get(column.slug, [])
+            )
             body.append(
-                f"<tr><td><a href='{column.slug}.html'>{escape(column.title())}</a>"
-                + (f"<br><span class='small'>{escape(why[0])}</span>" if why else "")
+                f"<tr><td><a href='{column.slug}.html'>{escape(column.title())}</a>{why}"
                 + f"</td><td class='n'>{len(column.rows)}</td>"
                 f"<td>{escape(top['system'])}<br><span class='small'>{_items(top)}</span></td>"
                 f"{_cell(top['score'])}<td class='n'>[{_num(top['low'])}, {_num(top['high'])}]</td>"

@@ -172,9 +172,8 @@ def columns(
             continue
         ident = _column_id(doc)
         if ident not in groups:
-            groups[ident] = Column(
-                doc["metric"], key, measurement(doc["signature"]), doc.get("dataset") or {}
-            )
+            shown = measurement(doc["signature"], identity=False)  # the model's name kept
+            groups[ident] = Column(doc["metric"], key, shown, doc.get("dataset") or {})
         groups[ident].docs.append(doc)
         groups[ident].paths.append(path)
     out = list(groups.values())
@@ -295,33 +294,45 @@ def ties_text(row: dict) -> str:
     return f"ties with rank{'s' if len(ranks) > 1 else ''} {rank_ranges(ranks)}"
 
 
-def apart(columns_: list[Column]) -> dict[str, list[str]]:
-    """slug -> why the column's results are not ranked with another column of the same
-    benchmark and metric: the signature fields and the parts of the split that differ."""
-    out: dict[str, list[str]] = {}
+def apart(columns_: list[Column]) -> dict[str, list[dict]]:
+    """slug -> why the column's results are not ranked with each other column of the same
+    benchmark and metric: ``{"other": its split, "systems": its rows, "differ": [(what,
+    here, there)]}``, ``what`` a signature field (``signature refs``), a part of the split
+    (``dataset content_hash``) or ``items``."""
+    out: dict[str, list[dict]] = {}
     for column in columns_:
         mine = Signature.parse(column.signature)
         for other in columns_:
-            if other is column or (other.benchmark, other.metric) != (
-                column.benchmark,
-                column.metric,
-            ):
+            same = (other.benchmark, other.metric) == (column.benchmark, column.metric)
+            if other is column or not same:
                 continue
-            theirs = Signature.parse(other.signature)
             differ = [
-                f"signature {name} ({a or 'absent'} here, {b or 'absent'} there)"
-                for name, a, b in mine.differences(theirs)
+                (f"signature {name}", a, b)
+                for name, a, b in mine.differences(Signature.parse(other.signature))
             ]
-            for name in DATASET_FIELDS:
-                a, b = column.dataset.get(name), other.dataset.get(name)
-                if a != b:
-                    differ.append(f"dataset {name} ({a} here, {b} there)")
+            differ += [
+                (f"dataset {name}", column.dataset.get(name), other.dataset.get(name))
+                for name in DATASET_FIELDS
+                if column.dataset.get(name) != other.dataset.get(name)
+            ]
             if not differ and set(column.items) != set(other.items):
-                differ.append(f"items ({len(column.items):,} here, {len(other.items):,} there)")
+                differ.append(("items", f"{len(column.items):,}", f"{len(other.items):,}"))
             out.setdefault(column.slug, []).append(
-                f"not ranked with {other.where()} ({len(other.rows)} systems): " + "; ".join(differ)
+                {"other": other.where(), "systems": len(other.rows), "differ": differ}
             )
     return out
+
+
+def apart_text(reason: dict, *, short: bool = False) -> str:
+    """``not ranked with cqs_gen/extended/test (18 systems): signature refs (absent here,
+    test+submissions-own there); ...``; ``short``: the parts that differ, without values."""
+    head = f"not ranked with {reason['other']} ({reason['systems']} systems)"
+    if short:
+        return f"{head}: differs in " + ", ".join(what for what, _, _ in reason["differ"])
+    return f"{head}: " + "; ".join(
+        f"{what} ({here or 'absent'} here, {there or 'absent'} there)"
+        for what, here, there in reason["differ"]
+    )
 
 
 def _figures(result: dict, key: str) -> dict:
@@ -430,6 +441,7 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
             {
                 "benchmark": c.benchmark,
                 "task": c.title(),
+                "slug": c.slug,  # its page: <slug>.html
                 "metric": c.metric,
                 "key": c.key,
                 "signature": c.signature,
