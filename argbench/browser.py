@@ -55,13 +55,16 @@ def find_chromium() -> str | None:
 class Browser:
     """``with Browser() as b: b.open(path); b.evaluate("js"); b.screenshot(png)``."""
 
-    def __init__(self, executable: str | None = None, *, width=1400, height=1000, timeout=60.0):
+    def __init__(
+        self, executable: str | None = None, *, width=1400, height=1000, timeout=60.0, mobile=False
+    ):
         self.executable = executable or find_chromium()
         if self.executable is None:
             raise FileNotFoundError(
                 "no Chromium found (apt-get install chromium, or set ARGBENCH_CHROMIUM)"
             )
         self.size, self.timeout = (width, height), timeout
+        self.mobile = mobile  # a phone: the page's viewport tag decides its layout width
         self.requests: list[str] = []  # every URL the pages asked for, since the start
         self.events: list[dict] = []  # every event since the last open()
         self._next = 0
@@ -85,7 +88,7 @@ class Browser:
             width, height = self.size
             self.call(
                 "Emulation.setDeviceMetricsOverride",
-                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": self.mobile},
             )
         except BaseException:
             self.__exit__(None, None, None)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from argbench import _version
 
-__all__ = ["Signature", "callable_name", "short_hash"]
+__all__ = ["SYSTEM_FIELDS", "Signature", "callable_name", "measurement", "short_hash"]
 
 VERSION_FIELD = "v"
 
@@ -138,3 +138,23 @@ class Signature:
         if self.version != other.version:
             out.append((VERSION_FIELD, self.version, other.version))
         return out
+
+
+# fields a harness import adds (argbench.harness.checks): how the system produced its outputs
+# (chat template, decoding, output length, how a choice was read), not how they were scored
+SYSTEM_FIELDS = ("input", "decode", "max_tok", "method")
+
+
+def measurement(text: str, *, identity: bool = True) -> str:
+    """What a signature says about the scoring alone: the signature without
+    :data:`SYSTEM_FIELDS`; with ``identity``, each model named by its content hash where it
+    has one (the same files under another folder name are the same model), so that two
+    results whose measurements are equal were scored the same way, whatever system or harness
+    settings produced them; without, the fields as written (to show)."""
+    parsed = Signature.parse(text)
+    fields = [
+        (key, _identity(value) if identity else value)
+        for key, value in parsed.fields.items()
+        if key not in SYSTEM_FIELDS
+    ]
+    return Signature(parsed.name, fields, version=parsed.version).render()

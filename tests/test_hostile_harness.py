@@ -11,6 +11,7 @@ first generation)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -52,6 +53,7 @@ def lm_eval_folder(root, task, outputs, *, stamp="2026-01-01T00-00-00.000001", m
             record = runs.prediction(task, doc, output)
             sample = {"doc_id": number, "doc": doc, FIRST[task]: record}
             prompt = (prompt_of or runs.prompt)(task, doc)  # what lm-eval logs it was given
+            sample["prompt_hash"] = hashlib.sha256(prompt.encode()).hexdigest()
             if task_of(task).behaviour.choice:
                 sample["resps"] = [[[str(x), "False"]] for x in output]
                 choices = task_of(task).choices
@@ -120,6 +122,27 @@ def test_refuse_degenerate_leaves_a_single_item_alone():
     checks.refuse_degenerate("claimdiff_s", [{"score": 0.5}], "x")  # nothing to be tied with
     with pytest.raises(checks.DegenerateRunError, match="all tied"):
         checks.refuse_degenerate("claimdiff_s", [{"score": 0.5}] * 2, "x")
+
+
+def test_an_import_keeps_what_the_model_wrote_item_by_item(data, tmp_path, capsys):
+    """Old: the results file kept the scores but not the model's text (the board's "the
+    system's text" was "—" for every item of a harness run). New: ``generations`` holds, in
+    the order of ``item_ids``, the model's output, lm-eval's sha256 of the prompt, and the
+    questions parsed from the output (what was scored); markup stays data."""
+    texts = ["Why <b>this</b>?\nIs it so?", "How?", "Who says so?\n\nWhen?"]
+    folder = lm_eval_folder(tmp_path / "run", "cqs_gen", texts)
+    code, out, err = import_cli(capsys, folder, out=tmp_path / "out")
+    assert code == 0, err
+    (path,) = (tmp_path / "out").glob("*.results.json")
+    doc = read_results(path)
+    docs = runs.documents("cqs_gen")[:3]
+    assert doc["item_ids"] == [d["intervention_id"] for d in docs]
+    for generation, text, source in zip(doc["generations"], texts, docs, strict=True):
+        assert generation["text"] == text
+        prompt = runs.prompt("cqs_gen", source).encode()
+        assert generation["prompt_sha256"] == hashlib.sha256(prompt).hexdigest()
+        assert generation["prediction"] == runs.prediction("cqs_gen", source, text)["cqs"]
+    assert doc["generations"][0]["prediction"] == ["Why <b>this</b>?", "Is it so?"]
 
 
 # ---------------------------------------------------------------- no run erases another
@@ -336,7 +359,7 @@ def test_inspect_generation_is_greedy(data, tmp_path):
 
     env = data["env"]
     with StubServer(lambda request, number: (200, "Why?\nHow?", 0, None)) as server:
-        run(
+        done = run(
             [str(BIN / "inspect"), "eval", "argbench/cqs_gen", "--model", "openai-api/stub/m",
              "--limit", "2", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
             {**env, "STUB_API_KEY": "x", "STUB_BASE_URL": server.base_url},
@@ -348,6 +371,11 @@ def test_inspect_generation_is_greedy(data, tmp_path):
     (log,) = (tmp_path / "logs").glob("*.eval")
     ((_, _, doc),) = import_harness(log)
     assert "|input:messages|decode:greedy|max_tok:256|" in doc["signature"]
+    # no warning per sample (before: "Unable to convert value to float" for every question)
+    assert "WARNING" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
+    # what the model wrote, item by item, with the hash of the messages it was sent
+    assert [g["text"] for g in doc["generations"]] == ["Why?\nHow?"] * 2
+    assert all(len(g["prompt_sha256"]) == 64 for g in doc["generations"])
 
 
 @pytest.mark.slow  # real lm_eval / inspect processes

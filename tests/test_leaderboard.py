@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from argbench.cli import main
-from argbench.leaderboard.table import columns, read
+from argbench.leaderboard.table import apart, apart_text, columns, rank_ranges, read, ties_text
 from argbench.results import build_document, write_results
 
 SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
@@ -213,12 +213,15 @@ def test_harness_runs_name_their_task_and_run(tmp_path):
 def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights, tmp_path, minilm):
     """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
     through lm-eval's local-chat-completions on the CQs-Gen TEST interventions (the paper's
-    benchmark split), imported with argbench import-harness and placed in the benchmark's
-    test column (interventions/test, the test split's content hash), named as the 135M model
-    it is, marked incomplete (--limit 2 of the 34), so eval-results refuses it as partial."""
+    benchmark split), imported with argbench import-harness and ranked in the test column
+    (interventions/test, the test split's content hash) among the 15 shared-task submissions
+    and the 3 baselines scored as a new system is (argbench submissions), named as the 135M
+    model it is, marked incomplete on the front page (--limit 2 of the 34), its questions on
+    its page; eval-results refuses it as partial."""
     import os
     import subprocess
     import sys
+    from html import escape
     from pathlib import Path
 
     from argbench import hub_eval
@@ -278,18 +281,52 @@ def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights,
         hub_eval.NotALeaderboardValue, match="partial results: 32 of the split's 34"
     ):
         hub_eval.eval_results_entry(on_hub)
+    # the shipped systems, scored as a new system is (cqs_gen/test) and by §6.1 (results/)
+    systems = tmp_path / "systems"
+    done = subprocess.run(
+        [str(bin_dir / "argbench"), "submissions", "--out", str(systems), "--only", "cqs_gen",
+         "--model", minilm, "--resamples", "200"],
+        env=env, capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    shipped = sorted(
+        str(p) for part in ("results", "test") for p in (systems / "cqs_gen" / part).glob("*.json")
+    )
+    assert len(shipped) == 2 * 18
     site = tmp_path / "site"
-    assert main(["leaderboard", str(path), "--out", str(site), "--resamples", "200"]) == 0
+    argv = ["leaderboard", str(path), *shipped, "--out", str(site), "--resamples", "200"]
+    assert main(argv) == 0
     board_json = json.loads((site / "leaderboard.json").read_text())
-    [task] = board_json
-    assert task["dataset"]["name"] == "cqs_gen" and task["dataset"]["split"] == "test"
+    [task] = [t for t in board_json if any(r["system"] == doc["system"] for r in t["rows"])]
+    # ranked among the 15 submissions and the 3 baselines, in the test split's column
+    assert task["dataset"]["config"] == "interventions" and task["dataset"]["split"] == "test"
     assert task["dataset"]["content_hash"] == test_split.identity()["content_hash"]
-    assert task["harness_task"].startswith("argbench/cqs_gen_test (prompt ")
-    [row] = task["rows"]
-    assert row["system"].startswith("SmolLM2-135M") and row["items"] == 2
-    assert row["complete"] is False and "not scored" in row["flags"]
-    assert "local-chat-completions" in row["harness"]
-    assert 0.0 <= row["score"] <= 1.0
+    names = [r["system"] for r in task["rows"]]
+    assert sum(n.startswith("submission_") for n in names) == 15
+    assert sum(n.startswith("baseline_") for n in names) == 3 and len(names) == 19
+    row = next(r for r in task["rows"] if r["system"] == doc["system"])
+    assert row["system"].startswith("SmolLM2-135M") and row["items"] == 34
+    assert row["items_scored"] == 2 and row["complete"] is False
+    assert "not scored" in row["flags"] and "--limit 2" in row["run"]
+    assert "argbench/cqs_gen_test (prompt " in row["harness_task"]
+    assert "local-chat-completions" in row["harness"] and 0.0 <= row["score"] <= 1.0
+    assert 1 <= row["rank"] <= 19
+    # the §6.1 column stays apart, and says why (its reference set)
+    other = next(t for t in board_json if t["dataset"]["config"] == "extended")
+    assert len(other["rows"]) == 18 and "refs:test+submissions-own" in other["signature"]
+    # the partial run is marked incomplete on the front page
+    index = (site / "index.html").read_text()
+    assert f"{doc['system']}: 2 / 34 items, incomplete" in index
+    assert "(18 systems): differs in signature refs, dataset config" in index
+    column_page = (site / f"{task['slug']}.html").read_text()
+    assert "signature refs (absent here, test+submissions-own there)" in column_page
+    # its page shows what it wrote, question by question, with the prompt's hash
+    page = next(site.glob("system-SmolLM2*.html")).read_text()
+    for generation in doc["generations"]:
+        assert len(generation["prompt_sha256"]) == 64
+        for question in generation["prediction"]:
+            assert escape(question) in page
+        assert f"prompt {generation['prompt_sha256'][:12]}" in page
 
 
 def test_a_hub_dataset_names_its_commit(tmp_path):
@@ -297,3 +334,117 @@ def test_a_hub_dataset_names_its_commit(tmp_path):
     paths = [write(tmp_path, results(n, [1.0, 0.0] * 10, dataset=hub), n) for n in ("a", "b")]
     table, _ = columns(read(paths), resamples=200)
     assert table[0].rows[0]["dataset_version"] == "2.0.0 @ 0123456789ab"
+
+
+# ---------------------------------------------------------------- one column per measurement
+
+HARNESS_FIELDS = "|input:messages|decode:greedy|max_tok:48"
+
+
+def harness_doc(system, values, ids=IDS, missing=(), prompt="7e684435", signature=SIGNATURE):
+    """An import-harness document: the run's fields in its signature, its task and run, each
+    item's generation; ``missing``: the split's items the run did not reach (--limit)."""
+    base, version = signature.rsplit("|v:", 1)
+    result = {
+        "score": float(np.mean([v for v in values if v is not None])),
+        "signature": f"{base}{HARNESS_FIELDS}|v:{version}",
+        "per_item": {"score": list(values)},
+    }
+    doc = build_document(
+        "cq_reference_match", result, dict(DATASET), ids, missing=missing, system=system
+    )
+    doc["task"] = {"name": "argbench/cqs_gen_test", "prompt": prompt}
+    doc["harness"] = {"name": "lm-eval", "version": "0.4.13", "model": "local-chat-completions",
+                      "model_name": system, "limit": float(len(ids)) if missing else None,
+                      "run": "2026-11-27T10-00-00"}  # fmt: skip
+    doc["generations"] = [
+        {"text": f"Why <{i}>?\nWho?", "prompt_sha256": "ab" * 32, "prediction": [f"Why <{i}>?"]}
+        for i in ids
+    ]
+    return doc
+
+
+def test_a_harness_run_and_a_limit_run_join_the_column_of_evaluate_results(tmp_path):
+    """The harness's own signature fields (input, decode, max_tok) and its task are how the
+    system was produced, not how it was scored: a harness run and a --limit run (2 of the 20
+    items, the rest in missing_ids) sit in the column of the evaluate results, the partial one
+    marked incomplete and ranked on its items. Before: three columns of one row each."""
+    paths = board(tmp_path)
+    paths.append(write(tmp_path, harness_doc("model-full", [0.5] * 20), "model-full"))
+    partial = harness_doc("model-2", [1.0, 0.0], ids=IDS[:2], missing=IDS[2:])
+    paths.append(write(tmp_path, partial, "model-2"))
+    table, refused = columns(read(paths), resamples=500)
+    assert not refused and len(table) == 1
+    rows = {r["system"]: r for r in table[0].rows}
+    assert set(rows) == {"strong", "weak", "strong-twin", "model-full", "model-2"}
+    assert rows["model-2"]["items_scored"] == 2 and rows["model-2"]["items"] == 20
+    assert not rows["model-2"]["complete"] and rows["model-full"]["complete"]
+    assert rows["model-2"]["score"] == 0.5 and rows["model-2"]["high"] <= 1.0
+    assert "--limit 2" in rows["model-2"]["run"] and "decode greedy" in rows["model-2"]["run"]
+    assert "argbench/cqs_gen_test (prompt 7e684435)" in rows["model-full"]["run"]
+    assert table[0].signature == SIGNATURE  # the column's: without the harness's fields
+
+
+def test_a_result_that_cannot_join_is_told_why(tmp_path):
+    """Another threshold (a measurement field), another split, other items without
+    missing_ids: other columns, each saying what differs from the column beside it."""
+    paths = board(tmp_path)
+    other = SIGNATURE.replace(">0.65", ">0.8")
+    paths.append(write(tmp_path, harness_doc("model", [0.5] * 20, signature=other), "m"))
+    table, _ = columns(read(paths), resamples=200)
+    assert len(table) == 2
+    reasons = apart(table)
+    [main_column] = [c for c in table if len(c.rows) == 3]
+    [why] = [apart_text(r) for r in reasons[main_column.slug]]
+    assert "signature thr (>0.65 here, >0.8 there)" in why, why
+    assert "input" not in why and "decode" not in why  # the harness's fields are not a reason
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    page = (out / f"{main_column.slug}.html").read_text()
+    assert "signature thr (&gt;0.65 here, &gt;0.8 there)" in page
+    assert "(3 systems): differs in signature thr" in (out / "index.html").read_text()
+
+
+def test_ties_are_short_ranges():
+    assert rank_ranges([2, 3, 4, 5, 6]) == "2–6"
+    assert rank_ranges([9, 2, 3, 5]) == "2–3, 5, 9"
+    assert ties_text({"tied_ranks": [2, 3, 4]}) == "ties with ranks 2–4"
+    assert ties_text({"tied_ranks": [1]}) == "ties with rank 1"
+    assert ties_text({"tied_ranks": []}) == "—"
+
+
+def test_pages_say_items_scored_and_show_what_the_model_wrote(tmp_path):
+    """The front page, the task page and the system page say 2 / 20 incomplete; the system
+    page shows the model's output (escaped) and its prompt hash item by item; the front page
+    has the date, the version and a link to the docs; every page has a viewport tag."""
+    from argbench import __version__
+
+    paths = board(tmp_path)
+    paths.append(write(tmp_path, harness_doc("model-2", [1.0, 0.0], IDS[:2], IDS[2:]), "m2"))
+    out = tmp_path / "site"
+    assert main(["leaderboard", *paths, "--out", str(out), "--resamples", "200"]) == 0
+    index = (out / "index.html").read_text()
+    assert "model-2: 2 / 20 items, incomplete" in index
+    assert f"argbench {__version__}" in index and "href='../leaderboard/'" in index
+    [page] = [p for p in out.glob("system-model-2*.html")]
+    text = page.read_text()
+    assert "2 / 20 <span class='warn'>incomplete</span>" in text
+    assert "Why &lt;i0&gt;?<br>Who?" in text and "prompt abababababab" in text
+    for html in out.glob("*.html"):
+        assert "name='viewport' content='width=device-width, initial-scale=1'" in html.read_text()
+    shared = next(p for p in out.glob("cqs_gen*.html")).read_text()
+    assert shared.count("sha256:" + "ab" * 32) == 1  # the content hash once, above the rows
+
+
+def test_the_same_data_from_the_hub_is_the_same_column(tmp_path):
+    """A Space scores uploads against the references in a Hub repo: another dataset name, the
+    same content hash. Its rows join the column of the shipped results (argbench compare's
+    rule: the content hash decides); another content hash stays apart."""
+    hub = {**DATASET, "name": "org/cqs-refs", "source": "hub:org/cqs-refs", "commit": "0" * 40}
+    paths = [*board(tmp_path), write(tmp_path, results("upload", [0.5] * 20, dataset=hub), "up")]
+    other = {**hub, "content_hash": "sha256:" + "cd" * 32}
+    paths.append(write(tmp_path, results("elsewhere", [0.5] * 20, dataset=other), "elsewhere"))
+    table, _ = columns(read(paths), resamples=200)
+    assert sorted(len(c.rows) for c in table) == [1, 4]
+    [main_column] = [c for c in table if len(c.rows) == 4]
+    assert "upload" in {r["system"] for r in main_column.rows}

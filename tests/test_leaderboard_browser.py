@@ -10,7 +10,7 @@ import pytest
 
 from argbench.browser import Browser, find_chromium
 from argbench.cli import main
-from tests.test_leaderboard import SIGNATURE, board, results, write
+from tests.test_leaderboard import DATASET, SIGNATURE, board, results, write
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,7 +20,10 @@ pytestmark = [
 ]
 
 ROWS = "[...document.querySelectorAll('#board tbody tr')]"
-VISIBLE = f"{ROWS}.filter(r => r.style.display !== 'none').map(r => r.children[1].textContent)"
+VISIBLE = (
+    f"{ROWS}.filter(r => r.style.display !== 'none')"
+    ".map(r => r.children[1].querySelector('a').textContent)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +35,9 @@ def board_site(tmp_path_factory):
     paths.append(write(tmp, results(evil, [0.5] * 20, questions=[["<b>bold?</b>"]] * 20), "evil"))
     other = SIGNATURE.replace("m@abc", "other@def")
     paths.append(write(tmp, results("other-model", [1.0] * 20, signature=other), "other"))
+    # another split: the reason it is apart names both content hashes (long, unbroken)
+    data = {**DATASET, "content_hash": "sha256:" + "cd" * 32}
+    paths.append(write(tmp, results("other-data", [1.0] * 20, dataset=data), "other-data"))
     out = tmp / "site"
     assert (
         main(["leaderboard", *paths, "--out", str(out), "--resamples", "500", "--screenshots"]) == 0
@@ -49,7 +55,7 @@ def task_pages(board_site):
 
 def test_rows_intervals_sorting_filtering(board_site, browser):
     pages = task_pages(board_site)
-    assert len(pages) == 2  # the other model's result is a task of its own
+    assert len(pages) == 3  # the other model's and the other split's results: tasks of their own
     main_page = next(p for p in pages if "strong" in p.read_text())
     browser.open(main_page)
     assert browser.evaluate(f"{ROWS}.length") == 4
@@ -85,6 +91,25 @@ def test_injected_markup_stays_text_and_nothing_comes_from_the_network(board_sit
     assert browser.requests and all(u.startswith("file://") for u in browser.requests), {
         u for u in browser.requests if not u.startswith("file://")
     }
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_sideways_scroll_on_a_laptop_or_a_phone(board_site, width):
+    """At 1280 px and at 390 px (a phone: the viewport tag decides the layout width), the
+    front page and the task pages fit the screen's width: a wide table scrolls inside its own
+    box, the page never does, and the text keeps a readable size. Before: no viewport tag (a
+    phone laid the page out 980 px wide, text about 5 px) and the task page scrolled sideways."""
+    with Browser(width=width, height=900, mobile=width < 600) as browser:
+        for page in [board_site / "index.html", *task_pages(board_site)]:
+            browser.open(page)
+            inner = browser.evaluate("window.innerWidth")
+            assert inner == width, (page.name, inner)
+            scroll = browser.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= inner, (page.name, scroll, inner)
+            size = browser.evaluate(
+                "parseFloat(getComputedStyle(document.querySelector('p')).fontSize)"
+            )
+            assert size >= 12, (page.name, size)
 
 
 def test_a_screenshot_of_each_page(board_site):

@@ -224,8 +224,9 @@ def test_a_second_run_with_other_settings_never_erases_the_first(
     model = ["--model", minilm]
     assert run("cqs_gen", *model)[0] == 0 and run("cam")[0] == 0
     first = files()
-    # cqs_gen: 15 submissions + 3 baselines, 30 submission files, the correlation; cam: 4 x 2
-    assert len(first) == 18 + 30 + 1 + 8
+    # cqs_gen: 15 submissions + 3 baselines twice, 30 submission files, the correlation;
+    # cam: 4 x 2 on each of two splits
+    assert len(first) == 18 + 18 + 30 + 1 + 8 + 8  # §6.1 and test; gold and task split
     assert run("cqs_gen", *model)[0] == 0 and run("cam")[0] == 0  # the same run again
     assert files() == first
 
@@ -235,3 +236,41 @@ def test_a_second_run_with_other_settings_never_erases_the_first(
     code, err = run("cam", "--resamples", "30")
     assert code == exit_for("submissions", "collision") and "nothing was written" in err
     assert files() == first
+
+
+@pytest.mark.mirror
+def test_a_model_run_on_cam_shares_a_column_with_the_experts_and_chatgpt(real_corpora, tmp_path):
+    """CAM's harness task scores a model on the silver split (112 questions); the experts'
+    and ChatGPT's answers (50 questions) are scored there too, each gold question matched to
+    its twin (same pair, same arguments and labels). A model's answers imported from a harness
+    run rank in the same column as the 4 shipped systems, for each metric; the shipped rows
+    say 50 of 112 questions. Before: the shipped systems were only on the gold split, a
+    column no harness run can join."""
+    from argbench.harness import runs
+    from argbench.leaderboard import cam_silver_gold
+    from argbench.leaderboard.table import columns
+    from argbench.results import write_results
+
+    shipped = cam_silver_gold.run(
+        tmp_path / "cam",
+        resamples=50,
+        sources=str(real_corpora.mirror),
+        cache_dir=real_corpora.cache,
+        log=lambda message: None,
+    )
+    assert len(shipped) == 16
+    records = [{"question_id": f"silver-{k}", "answer": f"A is better [1] [{k % 3 + 2}]"}
+               for k in range(0, 112, 7)]  # fmt: skip
+    paths = [str(p) for p in shipped]
+    for metric, doc in runs.results("cam_answers", records, system="model").items():
+        paths.append(str(write_results(doc, tmp_path / f"model-{metric}.json")))
+    read_docs = [(p, json.loads(open(p).read())) for p in paths]
+    table, refused = columns(read_docs, resamples=50)
+    assert not refused
+    with_model = [c for c in table if any(r["system"] == "model" for r in c.rows)]
+    assert {c.metric for c in with_model} == {"argument_relevance", "argument_overlap"}
+    for column in with_model:
+        rows = {r["system"]: r for r in column.rows}
+        assert len(rows) == 5 and "gold (expert-edited)" in rows, column.title()
+        assert rows["gold (expert-edited)"]["items_scored"] == 50 and rows["model"]["items"] == 112
+        assert not rows["gold (expert-edited)"]["complete"]

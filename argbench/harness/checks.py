@@ -40,7 +40,7 @@ import urllib.request
 from argbench.embedding import Embedder
 from argbench.harness import runs
 from argbench.llm import MODEL_ENV, endpoint_from
-from argbench.signature import Signature
+from argbench.signature import SYSTEM_FIELDS, Signature
 from argbench.tasks import task
 
 
@@ -269,6 +269,9 @@ def inspect_fields(name: str, model: str, model_args: dict, config: dict, top_lo
 def with_fields(signature: str, fields: list[tuple[str, str]]) -> str:
     """``signature`` with the run's fields added before the version."""
     parsed = Signature.parse(signature)
+    unknown = [key for key, _ in fields if key not in SYSTEM_FIELDS]
+    if unknown:  # the board tells system fields from the measurement's by this list
+        raise ValueError(f"harness fields {unknown} are not in signature.SYSTEM_FIELDS")
     clash = [key for key, _ in fields if key in parsed.fields]
     if clash:
         raise ValueError(f"harness fields {clash} already in the signature {signature}")

@@ -18,6 +18,7 @@ timestamp, inspect's eval id), so no import erases another run's file (:func:`fi
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from pathlib import Path
@@ -111,13 +112,14 @@ def _lm_eval_run(results_file: Path, command) -> list:
             raise FileNotFoundError(
                 f"{samples}: missing; run lm_eval with --log_samples so argbench can score items"
             )
-        records, loglikelihoods, echoes = [], [], []
+        records, loglikelihoods, echoes, outputs = [], [], [], []
         for number, sample in enumerate(read_jsonl(samples), 1):
             at = f"{samples}, record {number}"
             if not isinstance(sample, dict) or not isinstance(sample.get(first), dict):
                 raise ValueError(f"{at}: no {first!r} record (not argbench's?)")
             checks.check_prompt(short, sample.get("doc"), _logged_prompt(sample), at)
             records.append(sample[first])
+            outputs.append(_lm_eval_output(sample))
             if task(short).behaviour.choice:
                 loglikelihoods += checks.finite(_loglikelihoods(sample), f"{at}, field 'resps'")
             else:
@@ -144,7 +146,7 @@ def _lm_eval_run(results_file: Path, command) -> list:
         }
         system = run.get("model_name") or config.get("model_args") or config.get("model")
         fields = checks.lm_eval_fields(short, run, task_config)
-        out += _documents(short, records, harness, str(system), command, fields)
+        out += _documents(short, records, harness, str(system), command, fields, outputs)
     return out
 
 
@@ -180,6 +182,17 @@ def _echoes(short: str, sample: dict) -> bool:
     return bool(prompt) and prompt[:200] in text
 
 
+def _lm_eval_output(sample: dict) -> dict:
+    """What the model wrote for one document (``resps``: the first generation) and lm-eval's
+    hash of the prompt it was given (``prompt_hash``, sha256 of the prompt's text)."""
+    response = (sample.get("resps") or [None])[0]
+    text = response[0] if isinstance(response, list) and response else response
+    return {
+        "text": text if isinstance(text, str) else None,
+        "prompt_sha256": sample.get("prompt_hash"),
+    }
+
+
 def _loglikelihoods(sample: dict) -> list:
     """The log-likelihoods lm-eval logged for a multiple-choice document: ``resps`` is one
     ``[[loglikelihood, is_greedy]]`` per choice."""
@@ -213,7 +226,7 @@ def _inspect_log(path: Path, command) -> list:
             f"{path}: inspect run status {log.status!r}, not 'success': finish it first "
             "(inspect eval-retry LOG) and import the finished log"
         )
-    records = []
+    records, outputs = [], []
     for sample in log.samples or []:
         checks.check_prompt(
             short,
@@ -225,6 +238,7 @@ def _inspect_log(path: Path, command) -> list:
             record = (score.metadata or {}).get("record")
             if record is not None:
                 records.append(record)
+                outputs.append(_inspect_output(sample))
                 break
         else:
             raise ValueError(f"{path}: sample {sample.id!r} has no argbench record in its score")
@@ -248,7 +262,20 @@ def _inspect_log(path: Path, command) -> list:
     system = f"{log.eval.model} {local}" if local else log.eval.model
     top = task(short).generation.get("logprobs", 0)
     fields = checks.inspect_fields(short, log.eval.model, args, config, top)
-    return _documents(short, records, harness, system, command, fields)
+    return _documents(short, records, harness, system, command, fields, outputs)
+
+
+def _inspect_output(sample) -> dict:
+    """What the model wrote for one sample and the sha256 of its input (the prompt's text, or
+    its chat messages as JSON)."""
+    prompt = sample.input
+    if not isinstance(prompt, str):
+        prompt = json.dumps([m.model_dump(exclude_none=True) for m in prompt], sort_keys=True)
+    output = getattr(sample, "output", None)
+    return {
+        "text": getattr(output, "completion", None),
+        "prompt_sha256": hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest(),
+    }
 
 
 def _input_text(value) -> str | None:
@@ -264,12 +291,21 @@ def _input_text(value) -> str | None:
 # ---------------------------------------------------------------- common
 
 
-def _documents(short, records, harness, system, command, fields) -> list:
+def _documents(short, records, harness, system, command, fields, outputs) -> list:
+    """The run's results documents, each keeping per scored item what the model wrote
+    (``generations``: its output, its prompt's hash and the prediction parsed from it, in the
+    order of ``item_ids``), so the board shows the model's text beside the labels."""
     docs = runs.results(short, records, system=system, command=command)
+    t = task(short)
+    by_id = {
+        str(record.get(t.id_field)): {**output, "prediction": record.get(t.prediction)}
+        for record, output in zip(records, outputs, strict=True)
+    }
     out = []
     for metric, doc in docs.items():
         doc["signature"] = checks.with_fields(doc["signature"], fields)
         doc["harness"] = harness
+        doc["generations"] = [by_id.get(item) for item in doc["item_ids"]]
         out.append((short, metric, doc))
     return out
 

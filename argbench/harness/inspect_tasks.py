@@ -18,7 +18,7 @@ from inspect_ai import Task
 from inspect_ai import task as inspect_task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Score, Target, metric, scorer
+from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
 from argbench.harness import checks, runs
@@ -49,7 +49,7 @@ def _records(scores) -> list[dict]:
 
 
 def _figure(name: str, metric_name: str, key: str):
-    def compute(scores) -> float:
+    def compute(scores: list[SampleScore]) -> float:  # the signature inspect asks for
         # inspect also computes metrics for its display while samples arrive: before the
         # first scored item (ClaimDiff's dev pairs may come first) the figure is NaN, not an
         # error that ends the run; import-harness scores the records and refuses such a run
@@ -79,6 +79,18 @@ def choice_logprobs(output, choices) -> list[float]:
     return [math.log(sum(math.exp(x) for x in found[w])) if found[w] else floor for w in words]
 
 
+def _sample_value(prediction) -> float:
+    """The number inspect shows per sample: a choice task's probability, else how many
+    questions (or answers) the output gave. The figures are computed from the records
+    (``metadata["record"]``); a list or a text as the value made inspect warn once per
+    question that it cannot be read as a number."""
+    if isinstance(prediction, (int, float)) and not isinstance(prediction, bool):
+        return float(prediction)
+    if isinstance(prediction, (list, tuple)):
+        return float(len(prediction))
+    return float(bool(str(prediction or "").strip()))
+
+
 @scorer(metrics=[])
 def _record_scorer(name: str):
     t = task(name)
@@ -91,7 +103,7 @@ def _record_scorer(name: str):
             output = state.output.completion
         record = runs.prediction(name, doc, output)
         return Score(
-            value=record[t.prediction],
+            value=_sample_value(record[t.prediction]),
             answer=clean_text(state.output.completion),
             metadata={"record": record},
         )

@@ -16,15 +16,36 @@ from pathlib import Path
 from argbench.io import atomic_write
 from argbench.leaderboard.judge_cards import card_for, card_page, card_slug
 from argbench.leaderboard.judge_cards import summary as card_summary
-from argbench.leaderboard.table import Column, per_item, task_text, worst_items, write_tables
+from argbench.leaderboard.table import (
+    Column,
+    apart,
+    apart_text,
+    item_texts,
+    model_text,
+    per_item,
+    ties_text,
+    write_tables,
+)
+from argbench.reproduce.render import build_info
 from argbench.scoring.statistics import group_letter
 
+# the documentation's leaderboard page, from the board as the docs site serves it (board/)
+DOCS_LINK = "../leaderboard/"
+
+# a phone (390 px) gets the same page: the text wraps, a wide table scrolls inside its own
+# box (div.wide), never the page
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;padding:0 1em;max-width:1400px;
+color:#222;line-height:1.4}h1{font-size:1.5em}h2{font-size:1.25em}
+p,li,dd,h1,h2,h3{overflow-wrap:anywhere}div.wide{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;
 vertical-align:top}th{background:#eef;cursor:pointer}td.n{text-align:right;
-font-variant-numeric:tabular-nums}code{font-size:11px;word-break:break-all}.small{font-size:12px;
-color:#555}tr.tied td{background:#f4fff4}.warn{color:#a00}
+font-variant-numeric:tabular-nums;white-space:nowrap}code{font-size:11px;word-break:break-all}
+.small{font-size:12px;color:#555}tr.tied td{background:#f4fff4}.warn{color:#a00}
+dl.shared{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:13px}
+dl.shared dt{font-weight:600}dl.shared dd{margin:0;overflow-wrap:anywhere}
+svg{max-width:100%;height:auto}input.filter{max-width:100%}
+@media (max-width:600px){body{margin:.5em auto;padding:0 .5em}table{font-size:12px}}
 """
 
 # sorting: click a header (numbers by data-v, else text); filtering: rows containing the text
@@ -45,6 +66,7 @@ i=>i.addEventListener('input',()=>filterRows(i)))});
 def _page(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title><style>{STYLE}</style><script>{SCRIPT}</script></head>"
         f"<body>{body}</body></html>\n"
     )
@@ -68,32 +90,52 @@ def system_slug(name: str) -> str:
 
 
 HEADERS = [
-    "rank", "rank (95%)", "tie group", "system", "score", "95% CI", "human score", "other figures", "items scored", "complete",
-    "Δ vs leader [CI]", "p vs leader", "not distinguishable from", "dataset version",
-    "content hash", "signature", "model",
+    "rank", "rank (95%)", "tie group", "system (how the run was made)", "score", "95% CI",
+    "human score", "other figures", "items scored", "complete", "Δ vs leader [CI]",
+    "p vs leader", "cannot be told apart from",
 ]  # fmt: skip
 
 
-def _short(text: str, n: int) -> str:
-    """A long identifier cut to ``n`` characters, the whole of it in the tooltip and the sort."""
-    cut = text if len(text) <= n else text[:n] + "…"
-    return f"<td data-v='' title='{escape(text)}'><code>{escape(cut)}</code></td>"
+def _wide(table: str) -> str:
+    """A table that scrolls sideways inside its own box on a narrow screen."""
+    return f"<div class='wide'>{table}</div>"
 
 
-def _row_html(row: dict, level: str) -> str:
+def _items(row: dict) -> str:
+    """``34 / 34``, or ``2 / 34 incomplete`` in red: on every page a row appears."""
+    text = f"{row['items_scored']:,} / {row['items']:,}"
+    return text if row["complete"] else f"{text} <span class='warn'>incomplete</span>"
+
+
+def _system_cell(row: dict, column: Column) -> str:
+    """The system's name, how the run was made, and its dataset version when the column's
+    rows are on different commits (the header then names only what they share)."""
+    own = "commit" not in column.dataset and "@" in str(row.get("dataset_version"))
+    return (
+        f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
+        + (f"<br><span class='small'>{escape(row['run'])}</span>" if row["run"] else "")
+        + (
+            f"<br><span class='small'>dataset {escape(row['dataset_version'])}</span>"
+            if own
+            else ""
+        )
+        + "</td>"
+    )
+
+
+def _row_html(row: dict, column: Column) -> str:
     versus = row["vs_leader"]
     diff = (
         "leader"
         if versus is None
         else f"{versus['difference']:+.4f} [{versus['low']:+.4f}, {versus['high']:+.4f}]"
     )
+    ties = ties_text(row)
     cells = [
         f"<td class='n' data-v='{row['rank']}'>{row['rank']}</td>",
         f"<td class='n' data-v='{row['rank_low']}'>{_rank_text(row)}</td>",
         f"<td>{escape(row['group'])}</td>",
-        f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
-        + (f"<br><span class='small'>{escape(row['harness'])}</span>" if row["harness"] else "")
-        + "</td>",
+        _system_cell(row, column),
         _cell(row["score"]),
         f"<td class='n' data-v='{_num(row['low'], 17)}'>[{_num(row['low'])}, {_num(row['high'])}]</td>",
         _cell(row["human_score"]),
@@ -104,11 +146,7 @@ def _row_html(row: dict, level: str) -> str:
         + "</td>",
         f"<td class='n' data-v='{'' if versus is None else versus['difference']!r}'>{escape(diff)}</td>",
         _cell(None if versus is None else versus["p_value"]),
-        f"<td>{escape(', '.join(row['not_distinguishable_from']) or '—')}</td>",
-        f"<td>{escape(str(row['dataset_version']))}</td>",
-        _short(str(row["content_hash"]), 19),
-        _short(row["signature"], 24),
-        f"<td>{escape(row['model'] or '—')}</td>",
+        f"<td title='{escape(', '.join(row['not_distinguishable_from']))}'>{escape(ties)}</td>",
     ]
     tied = " class='tied'" if row["tied_with_leader"] else ""
     return f"<tr{tied}>{''.join(cells)}</tr>"
@@ -119,7 +157,7 @@ def _rank_text(row: dict) -> str:
     return f"{low}" if low == high else f"{low}–{high}"
 
 
-def ties_text(column: Column) -> str:
+def tie_groups_text(column: Column) -> str:
     """The column's tie groups, best first, each with its letter: ``a: x, y · b: y, z``."""
     groups = (column.ties or {}).get("groups") or []
     return " · ".join(f"{group_letter(n)}: {', '.join(g)}" for n, g in enumerate(groups))
@@ -146,28 +184,43 @@ def card_cell(column: Column) -> str:
     )
 
 
-def task_page(column: Column, notes: list[str]) -> str:
+def _shared(column: Column) -> str:
+    """What every row of the column has in common, said once above it."""
+    d = column.dataset
+    entries = [
+        ("metric", f"{column.metric}, ranked by its per-item {column.key}"),
+        ("signature", f"<code>{escape(column.signature)}</code>"),
+        ("model", escape(model_text(column.signature) or "—")),
+        ("dataset", escape(f"{column.where()}, version {d.get('version')}")),
+        ("content hash", f"<code>{escape(str(d.get('content_hash')))}</code>"),
+        ("items", f"{len(column.items):,}"),
+    ]
+    if d.get("commit"):
+        entries.append(("Hub commit", f"<code>{escape(str(d['commit']))}</code>"))
+    body = "".join(f"<dt>{escape(k)}</dt><dd>{v}</dd>" for k, v in entries)
+    return f"<dl class='shared'>{body}</dl>"
+
+
+def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
     level = f"{100 * column.stats['confidence']:g}%"
     table_id = "board"
     header = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
-    rows = "".join(_row_html(r, level) for r in column.rows)
+    rows = "".join(_row_html(r, column) for r in column.rows)
     parts = [
         "<p><a href='index.html'>all benchmarks</a></p>",
         f"<h1>{escape(column.title())}</h1>",
-        f"<p>signature <code>{escape(column.signature)}</code><br>dataset "
-        f"<code>{escape(_dataset_text(column.dataset))}</code>"
-        + (f"<br>harness task <code>{escape(task_text(column.task))}</code>" if column.task else "")
-        + "</p>",
-        f"<p class='small'>{column.stats['n_items']:,} items; {level} intervals: paired "
-        f"percentile bootstrap over items, {column.stats['resamples']:,} resamples, seed "
-        f"{column.stats['seed']}; p: paired approximate randomisation against the leader "
-        "(argbench compare). Green rows cannot be told apart from the leader (p ≥ 0.05). "
-        f"rank (95%): the interval of the system's rank over the same resamples; tie group: "
-        f"systems sharing a letter cannot be told apart ({escape((column.ties or {}).get('method', ''))}, "
-        "p from the paired randomisation test). "
-        "Click a header to sort; type to filter.</p>",
-        f"<p><b>Tie groups</b>: {escape(ties_text(column))}</p>",
-        f"<table><tr><th>judge</th>{card_cell(column)}</tr></table>",
+        "<p>Every row below is scored the same way; what they share:</p>",
+        _shared(column),
+        f"<p class='small'>{level} intervals: paired percentile bootstrap over the items, "
+        f"{column.stats['resamples']:,} resamples, seed {column.stats['seed']}; p: paired "
+        "approximate randomisation against the leader (argbench compare). An incomplete run "
+        "(a --limit run) is ranked on the items it scored. Green rows cannot be told apart "
+        "from the leader (p ≥ 0.05). rank (95%): the interval of the system's rank over the "
+        "same resamples; tie group: systems sharing a letter cannot be told apart "
+        f"({escape((column.ties or {}).get('method', ''))}, p from the paired randomisation "
+        "test). Click a header to sort; type to filter.</p>",
+        f"<p><b>Tie groups</b>: {escape(tie_groups_text(column))}</p>",
+        _wide(f"<table><tr><th>judge</th>{card_cell(column)}</tr></table>"),
     ]
     if column.correlation:
         c = column.correlation
@@ -175,22 +228,24 @@ def task_page(column: Column, notes: list[str]) -> str:
             f"<p><b>Automatic vs human ranking</b> ({c['n']} systems with human labels): "
             f"Pearson's r on the scores {c['pearson_scores']:.3f}, Spearman's ρ (Pearson on "
             f"the ranks) {c['spearman_ranks']:.3f}. The paper (§6.1) reports Pearson's "
-            "coefficient 0.69 for STS with stsb-mpnet-base-v2 without saying whether on scores "
-            "or ranks.</p>"
+            "coefficient 0.69 for STS with stsb-mpnet-base-v2 under its own protocol, without "
+            "saying whether on scores or ranks.</p>"
         )
     said = dict.fromkeys([*notes, *(d["result"].get("note") for d in column.docs)])
     parts += [f"<p class='small'>{escape(n)}</p>" for n in said if n]
+    if reasons:
+        parts.append("<p class='small'>Not ranked together with the other columns of this "
+                     "metric, because:</p><ul class='small'>")  # fmt: skip
+        parts += [f"<li>{escape(apart_text(r))}</li>" for r in reasons]
+        parts.append("</ul>")
     parts += [
         f"<p><input class='filter' data-table='{table_id}' placeholder='filter rows'> "
         f"<a href='{column.slug}.csv'>CSV</a> <a href='{column.slug}.json'>JSON</a></p>",
-        f"<table id='{table_id}'><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>",
+        _wide(
+            f"<table id='{table_id}'><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
+        ),
     ]
     return _page(column.title(), "".join(parts))
-
-
-def _dataset_text(dataset: dict) -> str:
-    keys = ("name", "config", "split", "version", "content_hash", "commit")
-    return " ".join(f"{k}={dataset[k]}" for k in keys if dataset.get(k))
 
 
 def svg_values(values: list[float | None], width=640, height=180) -> str:
@@ -206,7 +261,8 @@ def svg_values(values: list[float | None], width=640, height=180) -> str:
         for k, v in enumerate(scored)
     )
     return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' role='img'>"
         f"<title>per-item values, sorted</title>"
         f"<line x1='30' y1='{height - 20}' x2='{width - 10}' y2='{height - 20}' stroke='#999'/>"
         f"<line x1='30' y1='10' x2='30' y2='{height - 20}' stroke='#999'/>"
@@ -220,62 +276,133 @@ def _labels(values) -> str:
     return escape(", ".join(map(str, values))) if isinstance(values, list) else "—"
 
 
+def _lines(values) -> str:
+    """Texts one per line (the questions of an item), or ``—``."""
+    if not isinstance(values, list) or not values:
+        return "—"
+    return "<br>".join(escape(str(v)) for v in values)
+
+
+def _generation_cell(entry: dict) -> str:
+    """What the model wrote for an item (a harness import keeps it), with its prompt's hash."""
+    generation = entry.get("generation")
+    if not isinstance(generation, dict):
+        return "—"
+    text = escape(str(generation.get("text", ""))).replace("\n", "<br>")
+    prompt = generation.get("prompt_sha256")
+    return text + (
+        f"<br><span class='small'>prompt {escape(str(prompt)[:12])}</span>" if prompt else ""
+    )
+
+
 def system_page(name: str, places: list[tuple[Column, dict, dict]]) -> str:
     parts = ["<p><a href='index.html'>all benchmarks</a></p>", f"<h1>{escape(name)}</h1>"]
     for column, row, doc in places:
         values = per_item(doc, column.key)
+        entries = item_texts(doc, column.key)
+        generated = any("generation" in e for e in entries)
         parts += [
             f"<h2><a href='{column.slug}.html'>{escape(column.title())}</a>: rank {row['rank']}"
             f" of {len(column.rows)}, {_num(row['score'])} [{_num(row['low'])}, "
             f"{_num(row['high'])}]</h2>",
+            f"<p>items scored: {_items(row)}"
+            + (f"<br><span class='small'>{escape(row['run'])}</span>" if row["run"] else "")
+            + "</p>",
             svg_values([v for _, v in values]),
-            "<h3>worst items</h3><table><thead><tr><th>item</th><th>value</th>"
-            "<th>the system's text</th><th>labels (metric)</th><th>labels (people)</th></tr>"
-            "</thead><tbody>",
+            "<h3>item by item, worst first</h3>",
+            "<p class='small'>The system's questions (as scored), the label the metric gave "
+            "each, the labels people gave (the shared-task submissions)"
+            + (", and the model's whole output with the hash of its prompt" if generated else "")
+            + ".</p>",
         ]
-        for entry in worst_items(doc, column.key):
-            text = entry.get("questions")
-            text = "<br>".join(escape(str(q)) for q in text) if isinstance(text, list) else "—"
+        head = ["item", "value", "the system's text", "labels (metric)", "labels (people)"]
+        if generated:
+            head.append("the model's output")
+        body = []
+        for entry in entries:
             labels = [_labels(entry.get(k)) for k in ("labels", "human_labels")]
-            parts.append(
-                f"<tr><td>{escape(str(entry['item']))}</td>{_cell(entry['value'])}"
-                f"<td>{text}</td><td>{labels[0]}</td><td>{labels[1]}</td></tr>"
-            )
+            cells = [
+                f"<td>{escape(str(entry['item']))}</td>{_cell(entry['value'])}",
+                f"<td>{_lines(entry.get('questions'))}</td><td>{labels[0]}</td><td>{labels[1]}</td>",
+            ]
+            if generated:
+                cells.append(f"<td class='small'>{_generation_cell(entry)}</td>")
+            body.append(f"<tr>{''.join(cells)}</tr>")
         parts.append(
-            "</tbody></table><h3>per-item values</h3><table><thead><tr><th>item</th>"
-            "<th>value</th></tr></thead><tbody>"
-            + "".join(f"<tr><td>{escape(str(i))}</td>{_cell(v)}</tr>" for i, v in values)
-            + "</tbody></table>"
+            _wide(
+                "<table><thead><tr>"
+                + "".join(f"<th>{escape(h)}</th>" for h in head)
+                + f"</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            )
         )
     return _page(name, "".join(parts))
 
 
-def index_page(columns_: list[Column], refused: list[dict]) -> str:
+def index_page(
+    columns_: list[Column], refused: list[dict], reasons: dict | None = None, info=None
+) -> str:
+    """The front page: when and from what it was built, a line per benchmark and the metric
+    its score is, and each column with its leader and its incomplete runs."""
+    reasons = reasons or {}
+    info = info or build_info()
+    built = f"built {info['date']} with argbench {info['version']}" + (
+        f" (commit {info['commit']})" if info.get("commit") else ""
+    )
     parts = [
         "<h1>argbench leaderboard</h1>",
-        "<p class='small'>Each task is one measurement: one metric signature on one split "
-        "(content hash); results that differ in either are separate tasks. Files: "
-        "<a href='leaderboard.csv'>leaderboard.csv</a>, "
+        f"<p class='small'>{escape(built)}. <a href='{escape(DOCS_LINK)}'>What the board "
+        "shows and how it is built</a> (docs/leaderboard.md).</p>",
+        "<p class='small'>Each column is one measurement: one metric, scored the same way "
+        "(signature), on one split's items. Rows of a column are systems ranked by the metric's "
+        "headline with a 95% bootstrap interval; a run that scored only some items (a --limit "
+        "run) is marked incomplete. Files: <a href='leaderboard.csv'>leaderboard.csv</a>, "
         "<a href='leaderboard.json'>leaderboard.json</a>.</p>",
     ]
     benchmarks: dict[str, list[Column]] = {}
     for column in columns_:
         benchmarks.setdefault(column.benchmark, []).append(column)
     for benchmark, tasks in benchmarks.items():
-        parts.append(f"<h2>{escape(benchmark)}</h2><table><thead><tr><th>task</th>"
-                     "<th>systems</th><th>leader</th><th>score</th><th>95% CI</th>"
-                     "<th>tie groups</th><th>judge card</th>"
-                     "<th>signature</th></tr></thead><tbody>")  # fmt: skip
+        metrics = dict.fromkeys(f"{c.metric} ({c.key})" for c in tasks)
+        parts.append(
+            f"<h2>{escape(benchmark)}</h2><p class='small'>{len(tasks)} column"
+            f"{'s' if len(tasks) > 1 else ''}; scores: {escape(', '.join(metrics))}, higher is "
+            "better.</p>"
+        )
+        body = []
         for column in tasks:
             top = column.rows[0]
-            parts.append(
-                f"<tr><td><a href='{column.slug}.html'>{escape(column.title())}</a></td>"
-                f"<td class='n'>{len(column.rows)}</td><td>{escape(top['system'])}</td>"
-                f"{_cell(top['score'])}<td>[{_num(top['low'])}, {_num(top['high'])}]</td>"
-                f"<td class='small'>{escape(ties_text(column))}</td>{card_cell(column)}"
-                f"<td><code>{escape(column.signature)}</code></td></tr>"
+            partial: dict[tuple, list[str]] = {}  # rows with the same count: one line
+            for r in column.rows:
+                if not r["complete"]:
+                    partial.setdefault((r["items_scored"], r["items"]), []).append(r["system"])
+            runs = (
+                "<br>".join(
+                    f"<span class='warn'>{escape(', '.join(names))}: {scored:,} / {items:,} "
+                    "items, incomplete</span>"
+                    for (scored, items), names in partial.items()
+                )
+                or "all complete"
             )
-        parts.append("</tbody></table>")
+            why = "".join(
+                f"<br><span class='small'>{escape(apart_text(r, short=True))}</span>"
+                for r in reasons.get(column.slug, [])
+            )
+            body.append(
+                f"<tr><td><a href='{column.slug}.html'>{escape(column.title())}</a>{why}"
+                + f"</td><td class='n'>{len(column.rows)}</td>"
+                f"<td>{escape(top['system'])}<br><span class='small'>{_items(top)}</span></td>"
+                f"{_cell(top['score'])}<td class='n'>[{_num(top['low'])}, {_num(top['high'])}]</td>"
+                f"<td>{runs}</td><td class='small'>{escape(tie_groups_text(column))}</td>"
+                f"{card_cell(column)}</tr>"
+            )
+        parts.append(
+            _wide(
+                "<table><thead><tr><th>column</th><th>systems</th><th>leader (items "
+                "scored)</th><th>score</th><th>95% CI</th><th>incomplete runs</th><th>tie groups</th>"
+                "<th>judge card</th></tr></thead>"
+                f"<tbody>{''.join(body)}</tbody></table>"
+            )
+        )
     if refused:
         parts.append("<h2>not placed</h2><ul>")
         parts += [
@@ -295,6 +422,7 @@ def write_site(
     page is written beside the board."""
     out_dir = Path(out_dir)
     notes = notes or {}
+    reasons = apart(columns_)
     pages = []
     for column in columns_:
         column.card = card_for(list(cards), column.metric, column.signature)
@@ -302,10 +430,10 @@ def write_site(
             page = out_dir / f"{card_slug(column.card)}.html"
             if page not in pages:
                 pages.append(atomic_write(page, card_page(column.card)))
-    pages.insert(0, atomic_write(out_dir / "index.html", index_page(columns_, refused)))
+    pages.insert(0, atomic_write(out_dir / "index.html", index_page(columns_, refused, reasons)))
     by_system: dict[str, list] = {}
     for column in columns_:
-        page = task_page(column, notes.get(column.slug, []))
+        page = task_page(column, notes.get(column.slug, []), reasons.get(column.slug, []))
         pages.append(atomic_write(out_dir / f"{column.slug}.html", page))
         write_tables([column], out_dir / column.slug)
         for row in column.rows:

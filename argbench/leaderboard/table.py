@@ -1,12 +1,17 @@
 """Results files grouped into leaderboard columns, ranked, with intervals and paired tests.
 
-A column holds results of one measurement only: the same metric and signature, the same split
-(name, config, split, version, content hash), the same harness task and the same items, as
-``argbench compare`` requires; the statistics are ``compare``'s
-(:func:`argbench.results.compare_results`, :mod:`argbench.scoring.significance`). Results that
-differ in any of these go to another column, whose header says what it is; a result with no
-per-item headline cannot be ranked and is refused with the reason. Files are read only
-through :func:`argbench.results.read_results`, which refuses what it cannot trust.
+A column holds results of one measurement: the same metric, the same scoring signature (its
+fields but those that say how a harness produced the outputs,
+:func:`argbench.signature.measurement`), the same split (name, config, split, version, content
+hash) and the same items of that split. A harness run's prompt, decoding and ``--limit`` are
+the system's, not the measurement's: a model run through lm-eval or inspect, ``argbench
+evaluate`` on the same split and the shipped systems share a column, each row naming how it
+was produced. A ``--limit`` run is a row of its split's column, marked incomplete with the
+items it scored; its missing items are not scored (NaN in the statistics, as
+:mod:`argbench.scoring.significance` treats an unscored item). Results that differ in anything
+else go to another column, and :func:`apart` says what differs from the columns beside it; a
+result with no per-item headline cannot be ranked and is refused with the reason. Files are
+read only through :func:`argbench.results.read_results`, which refuses what it cannot trust.
 
 A row is a results file, identified by its digest (the one written with it and checked when it
 is read); the system name is a label. The same results given twice (a file named twice, a copy
@@ -32,9 +37,9 @@ from pathlib import Path
 
 from argbench.io import atomic_write, csv_cell, write_json
 from argbench.results import DATASET_FIELDS, content_digest, read_results
-from argbench.results.compare import aligned_scores, distinct, shared_dataset, system_labels
+from argbench.results.compare import distinct, shared_dataset, system_labels
 from argbench.scoring import headline_or_none
-from argbench.signature import Signature
+from argbench.signature import SYSTEM_FIELDS, Signature, measurement
 
 MAX_BYTES = 200 * 1024 * 1024  # a results file larger than this is refused before parsing
 ALPHA = 0.05  # p >= ALPHA against the leader: cannot be told apart from the leader
@@ -64,13 +69,14 @@ def read(paths, max_bytes: int = MAX_BYTES) -> list[tuple[str, dict]]:
 
 @dataclass
 class Column:
-    """One measurement: a metric's headline on one split under one signature."""
+    """One measurement: a metric's headline on one split's items under one scoring signature
+    (:func:`argbench.signature.measurement`; each row keeps its own full signature)."""
 
     metric: str
     key: str
     signature: str
     dataset: dict
-    task: str | None
+    items: list = field(default_factory=list)  # the split's items, in the order ranked over
     docs: list = field(default_factory=list)
     paths: list = field(default_factory=list)
     digests: list = field(default_factory=list)  # each document's identity
@@ -80,7 +86,7 @@ class Column:
 
     @property
     def slug(self) -> str:
-        ident = json.dumps([self.signature, self.dataset, self.task, self.docs[0]["item_ids"]])
+        ident = json.dumps([self.signature, self.dataset, sorted(self.items)])
         name = "-".join(str(self.dataset.get(k) or "") for k in ("name", "config", "split"))
         safe = "".join(c if c.isalnum() else "_" for c in f"{name}-{self.metric}")
         return f"{safe}-{hashlib.sha256(ident.encode()).hexdigest()[:8]}"
@@ -89,11 +95,19 @@ class Column:
     def benchmark(self) -> str:
         return str(self.dataset.get("name") or "unknown")
 
-    def title(self) -> str:
-        where = "/".join(
+    def where(self) -> str:
+        return "/".join(
             str(self.dataset.get(k)) for k in ("name", "config", "split") if self.dataset.get(k)
         )
-        return f"{where}: {self.metric} {self.key}"
+
+    def title(self) -> str:
+        return f"{self.where()}: {self.metric} {self.key}"
+
+
+def split_items(doc: dict) -> list[str]:
+    """The items of the split a result was scored on: those it scored, then those it did not
+    (``missing_ids``: a ``--limit`` run, ``evaluate --allow-missing``)."""
+    return [*doc["item_ids"], *doc.get("missing_ids", [])]
 
 
 def _column_id(doc: dict) -> str:
@@ -101,10 +115,11 @@ def _column_id(doc: dict) -> str:
     ident = [
         doc["metric"],
         headline_key(doc),
-        doc["signature"],
-        [dataset.get(k) for k in ("name", *DATASET_FIELDS)],
-        doc.get("task"),
-        sorted(doc["item_ids"]),
+        measurement(doc["signature"]),
+        # not the name: a built folder, a Hub repo (a Space's references) and the corpus name
+        # hold the same data when the content hash is the same (argbench compare's rule)
+        [dataset.get(k) for k in DATASET_FIELDS],
+        sorted(split_items(doc)),
     ]
     return json.dumps(ident, sort_keys=True, default=str)
 
@@ -130,7 +145,22 @@ def harness_text(doc: dict) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def _model(signature: str) -> str:
+def run_label(doc: dict) -> str:
+    """What tells two runs of one system apart: the harness run (harness, model, ``--limit``),
+    the harness task's prompt, what the run's signature adds (decoding, output length, chat
+    template) and the day the result was made."""
+    fields = Signature.parse(doc["signature"]).fields
+    produced = ", ".join(f"{k} {fields[k]}" for k in SYSTEM_FIELDS if k in fields)
+    parts = [
+        harness_text(doc),
+        f"task {task_text(doc['task'])}" if doc.get("task") else "",
+        produced,
+        str(doc.get("created") or "")[:10],
+    ]
+    return "; ".join(p for p in parts if p)
+
+
+def model_text(signature: str) -> str:
     """The judge or embedding model a signature names (``model``, ``judge`` or ``llm``)."""
     fields = Signature.parse(signature).fields
     return "; ".join(f"{k} {fields[k]}" for k in ("model", "judge", "llm") if k in fields)
@@ -170,24 +200,33 @@ def columns(
             continue
         ident = _column_id(doc)
         if ident not in groups:
-            groups[ident] = Column(
-                doc["metric"], key, doc["signature"], doc.get("dataset") or {}, doc.get("task")
-            )
+            shown = measurement(doc["signature"], identity=False)  # the model's name kept
+            groups[ident] = Column(doc["metric"], key, shown, doc.get("dataset") or {})
         groups[ident].docs.append(doc)
         groups[ident].paths.append(path)
         groups[ident].digests.append(digests[index])
     out = list(groups.values())
     for column in out:
         column.dataset = shared_dataset(column.docs)  # a commit that differs: per row
+        # the items in a complete result's order when there is one (argbench compare's order)
+        first = next((d for d in column.docs if not d.get("n_missing")), column.docs[0])
+        column.items = split_items(first)
         rank(column, resamples=resamples, seed=seed, confidence=confidence)
     out.sort(key=lambda c: (c.benchmark, c.title(), c.signature))
     return out, refused
 
 
 def scores(column: Column):
-    """systems × items (numpy; NaN: not scored): the column's per-item headline values, in
-    the order of ``column.docs`` and of its first document's items."""
-    return aligned_scores(column.docs, column.key, column.docs[0]["item_ids"])
+    """systems × the column's items (numpy, in the order of ``column.docs``): each result's
+    per-item headline, NaN where it has none (an item it did not score, a ``--limit`` run's
+    missing items, or a value the metric left undefined)."""
+    import numpy as np
+
+    rows = []
+    for doc in column.docs:
+        values = dict(per_item(doc, column.key))
+        rows.append([np.nan if values.get(item) is None else values[item] for item in column.items])
+    return np.array(rows, dtype=float)
 
 
 def resample_chunks(column: Column, *, resamples=10_000, seed=0):
@@ -235,6 +274,7 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
     low, high = percentile_interval(means, confidence)
     rank_ci = rank_intervals_of(means, confidence)
     order = sorted(range(k), key=lambda i: -_sortable(float(point[i])))
+    place_of = {i: place for place, i in enumerate(order, 1)}
     leader = order[0]
     # pairs (i, m), i < m, in compare's order (the same numbers as argbench compare's), as
     # two index arrays: no Python object per pair
@@ -262,18 +302,19 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         doc, result = column.docs[i], column.docs[i]["result"]
         values = result["per_item"][column.key]
         difference = versus.get(i)
-        apart = [labels[m] for m in np.flatnonzero(p_of[i] >= ALPHA) if m != i]
+        tied = [m for m in np.flatnonzero(p_of[i] >= ALPHA) if m != i]
         rows.append(
             {
                 "rank": place,
                 "index": i,  # of the document in column.docs
                 "system": labels[i],
+                "run": run_label(doc),
                 "digest": column.digests[i],
                 "score": float(point[i]),
                 "low": float(low[i]),
                 "high": float(high[i]),
                 "items_scored": sum(1 for v in values if v is not None),
-                "items": len(values),
+                "items": len(column.items),
                 "complete": bool(result.get("complete", True))
                 and not doc.get("n_missing")
                 and doc.get("complete") is not False,  # a merge with shards missing
@@ -282,15 +323,17 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
                 "group": ties["letters"][i],
                 "vs_leader": difference,
                 "tied_with_leader": difference is None or difference["p_value"] >= ALPHA,
-                "not_distinguishable_from": apart,
+                "not_distinguishable_from": [labels[m] for m in tied],
+                "tied_ranks": sorted(place_of[m] for m in tied),
                 "human_score": result.get("human_score"),
                 "figures": _figures(result, column.key),
                 "flags": _flags(doc),
-                "dataset_version": _revision(doc.get("dataset") or {}),
+                "dataset_version": _revision(doc.get("dataset") or column.dataset),
                 "content_hash": (doc.get("dataset") or {}).get("content_hash"),
                 "signature": doc["signature"],
-                "model": _model(doc["signature"]),
+                "model": model_text(doc["signature"]),
                 "harness": harness_text(doc),
+                "harness_task": task_text(doc["task"]) if doc.get("task") else None,
                 "path": column.paths[i],
                 "created": doc.get("created"),
             }
@@ -314,6 +357,66 @@ def rank(column: Column, *, resamples=10_000, seed=0, confidence=0.95) -> None:
         column.correlation = ranking_correlation(
             [r["score"] for r in human], [r["human_score"] for r in human]
         )
+
+
+def rank_ranges(ranks: list[int]) -> str:
+    """Ranks as short ranges: ``[2, 3, 4, 5, 6, 9]`` -> ``2–6, 9``."""
+    out: list[list[int]] = []
+    for r in sorted(ranks):
+        if out and r == out[-1][1] + 1:
+            out[-1][1] = r
+        else:
+            out.append([r, r])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in out)
+
+
+def ties_text(row: dict) -> str:
+    """``ties with ranks 2–6``: the places of the systems the row cannot be told apart from."""
+    ranks = row.get("tied_ranks") or []
+    if not ranks:
+        return "—"
+    return f"ties with rank{'s' if len(ranks) > 1 else ''} {rank_ranges(ranks)}"
+
+
+def apart(columns_: list[Column]) -> dict[str, list[dict]]:
+    """slug -> why the column's results are not ranked with each other column of the same
+    benchmark and metric: ``{"other": its split, "systems": its rows, "differ": [(what,
+    here, there)]}``, ``what`` a signature field (``signature refs``), a part of the split
+    (``dataset content_hash``) or ``items``."""
+    out: dict[str, list[dict]] = {}
+    for column in columns_:
+        mine = Signature.parse(column.signature)
+        for other in columns_:
+            same = (other.benchmark, other.metric) == (column.benchmark, column.metric)
+            if other is column or not same:
+                continue
+            differ = [
+                (f"signature {name}", a, b)
+                for name, a, b in mine.differences(Signature.parse(other.signature))
+            ]
+            differ += [
+                (f"dataset {name}", column.dataset.get(name), other.dataset.get(name))
+                for name in DATASET_FIELDS
+                if column.dataset.get(name) != other.dataset.get(name)
+            ]
+            if not differ and set(column.items) != set(other.items):
+                differ.append(("items", f"{len(column.items):,}", f"{len(other.items):,}"))
+            out.setdefault(column.slug, []).append(
+                {"other": other.where(), "systems": len(other.rows), "differ": differ}
+            )
+    return out
+
+
+def apart_text(reason: dict, *, short: bool = False) -> str:
+    """``not ranked with cqs_gen/extended/test (18 systems): signature refs (absent here,
+    test+submissions-own there); ...``; ``short``: the parts that differ, without values."""
+    head = f"not ranked with {reason['other']} ({reason['systems']} systems)"
+    if short:
+        return f"{head}: differs in " + ", ".join(what for what, _, _ in reason["differ"])
+    return f"{head}: " + "; ".join(
+        f"{what} ({here or 'absent'} here, {there or 'absent'} there)"
+        for what, here, there in reason["differ"]
+    )
 
 
 def _figures(result: dict, key: str) -> dict:
@@ -357,7 +460,7 @@ FIELDS = [
     "rank", "rank_low", "rank_high", "group", "system", "score", "low", "high", "items_scored", "items", "complete",
     "vs_leader_difference", "vs_leader_p", "tied_with_leader", "not_distinguishable_from",
     "human_score", "flags", "dataset_version", "content_hash", "signature", "model", "harness",
-    "digest",
+    "harness_task", "run", "digest",
 ]  # fmt: skip
 
 
@@ -381,19 +484,25 @@ def per_item(doc: dict, key: str) -> list[tuple[str, float | None]]:
     return list(zip(doc["item_ids"], doc["result"]["per_item"][key], strict=True))
 
 
-def worst_items(doc: dict, key: str, n: int = 10) -> list[dict]:
-    """The ``n`` lowest-scored items, with the system's own text where the result keeps it
-    (``questions``) and the labels the metric gave."""
+def item_texts(doc: dict, key: str) -> list[dict]:
+    """Every scored item, worst first, with what the result keeps of it: the system's
+    questions (``questions``), the labels the metric gave, the labels people gave, and a
+    harness import's generation (the model's output and its prompt's hash, ``generations``)."""
     result = doc["result"]
     items = [(i, item, v) for i, (item, v) in enumerate(per_item(doc, key)) if v is not None]
     items.sort(key=lambda t: (t[2], t[0]))
+    kept = {name: result.get(name) for name in ("questions", "labels", "human_labels")}
+    kept["generation"] = doc.get("generations")
     out = []
-    for index, item, value in items[:n]:
+    for index, item, value in items:
         entry = {"item": item, "value": value}
-        for name in ("questions", "labels", "human_labels"):
-            values = result.get(name)
+        for name, values in kept.items():
             if isinstance(values, list) and len(values) == len(doc["item_ids"]):
                 entry[name] = values[index]
+        generation = entry.get("generation")
+        if "questions" not in entry and isinstance(generation, dict):
+            parsed = generation.get("prediction")  # the harness's parse, as scored
+            entry["questions"] = parsed if isinstance(parsed, list) else [parsed]
         out.append(entry)
     return out
 
@@ -418,11 +527,11 @@ def write_tables(columns_: list[Column], stem: Path) -> None:
             {
                 "benchmark": c.benchmark,
                 "task": c.title(),
+                "slug": c.slug,  # its page: <slug>.html
                 "metric": c.metric,
                 "key": c.key,
                 "signature": c.signature,
                 "dataset": c.dataset,
-                "harness_task": c.task and task_text(c.task),
                 "correlation_with_human": c.correlation,
                 "rows": [flat(c, r) for r in c.rows],
             }
