@@ -18,6 +18,7 @@ COMMANDS: list[str] = [
     "argbench.cli.evaluate",
     "argbench.cli.compare",
     "argbench.cli.eval_results",
+    "argbench.cli.export",
     "argbench.cli.harness",
     "argbench.cli.leaderboard",
     "argbench.cli.sample",
