@@ -26,6 +26,7 @@ from tests.helpers import CQ_IDS
 from tests.openai_stub import StubServer, user_prompt
 
 BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.harness  # lm_eval / inspect processes (the harness extra)
 
 
 # ---------------------------------------------------------------- parsers (no model)

