@@ -17,6 +17,7 @@ from pathlib import Path
 
 from argbench._version import __version__
 from argbench.errors import BadInput
+from argbench.hub_eval import eval_yaml
 from argbench.leaderboard.space import write_space
 from argbench.loaders import builder_class
 from argbench.space_bundle import check_space_name, space_folder
@@ -352,8 +353,7 @@ def publish(
     A repo holding another corpus is refused unless ``replace_other_corpus`` (every file that
     is not part of this build is then deleted).
     """
-    from argbench.hub_eval import eval_yaml
-    from argbench.layout import build
+    from argbench.layout import build  # datasets: only when a corpus is published
 
     log = log or (lambda message: None)
     check_repo_id(repo_id)  # before the build

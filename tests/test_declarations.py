@@ -100,7 +100,7 @@ tasks:
     corpus: cqs_gen
     config: interventions
     split: validation
-    id_field: intervention_id
+    id_fields: [intervention_id]
     prediction: cqs
     metrics: [cq_reference_match]
     description: a task
@@ -208,3 +208,26 @@ def test_lm_eval_files_edited_or_written_twice_at_once_are_made_right(tmp_path, 
     written = Path(outputs.pop())
     assert (written / "argbench_cqs_gen.yaml").read_text() == good
     assert [p.name for p in written.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_the_spaces_bundle_reads_the_declarations_from_its_zip(tmp_path):
+    """The metric and leaderboard Spaces run argbench from a zip (argbench.space_bundle); the
+    task declarations must be read from inside it (the results' id columns come from them).
+    Control: the same question answered by the installed argbench."""
+    from argbench.results import ID_COLUMNS
+    from argbench.space_bundle import _bundle_zip
+
+    bundle = tmp_path / "argbench.zip"
+    bundle.write_bytes(_bundle_zip())
+    script = (
+        f"import sys; sys.path.insert(0, {str(bundle)!r})\n"
+        "import argbench.tasks, argbench.results\n"
+        "assert argbench.tasks.__file__.startswith(sys.path[0]), argbench.tasks.__file__\n"
+        "print(sorted(argbench.tasks.tasks()) and argbench.results.ID_COLUMNS)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(ID_COLUMNS)
+    assert ("question_id", "answer_index") in ID_COLUMNS and ("intervention_id",) in ID_COLUMNS

@@ -20,7 +20,6 @@ from argbench.results.compare import DATASET_FIELDS, compare_results
 from argbench.results.document import RESULTS_FORMAT, build_document, content_digest, plain
 from argbench.results.evaluate import add_intervals, evaluate_predictions
 from argbench.results.predictions import (
-    ID_COLUMNS,
     join,
     read_predictions,
     read_submission_file,
@@ -43,6 +42,7 @@ from argbench.results.verify import (
 )
 from argbench.results.write import RUN_VOLATILE, same_result, write_results, write_results_once
 from argbench.scoring import pair_keys as _pair_keys
+from argbench.tasks import id_columns
 
 
 def __getattr__(name: str):
@@ -51,6 +51,8 @@ def __getattr__(name: str):
     does not need."""
     if name == "PRIMARY":
         return _pair_keys()
+    if name == "ID_COLUMNS":  # the corpora's id columns, from the task declarations
+        return id_columns()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from argbench.io import check_text, read_json, read_records
 from argbench.records import where
+from argbench.tasks import id_columns
 
-__all__ = ["ID_COLUMNS", "join", "read_predictions", "read_submission_file", "split_item_ids"]
+__all__ = ["join", "read_predictions", "read_submission_file", "split_item_ids"]
 
-# The corpora's own ids, looked for in this order among a split's columns. Predictions give
-# all the fields of one, or a leading part: cam_answers predictions with only question_id are
-# one answer per question, scored against that question's arguments.
-ID_COLUMNS = [("intervention_id",), ("pair_id",), ("question_id", "answer_index")]
+# The corpora's own ids are the declared tasks' id columns (argbench.tasks.id_columns), looked
+# for in that order among a split's columns. Predictions give all the fields of one, or a
+# leading part: cam_answers predictions with only question_id are one answer per question,
+# scored against that question's arguments.
 SHOWN = 10  # ids listed in an error message
 
 
@@ -79,11 +80,12 @@ def _id_fields(columns, given) -> tuple[str, ...]:
         if absent:
             raise ValueError(f"the split has no id column {absent[0]!r} (columns: {columns})")
         return fields
-    for fields in ID_COLUMNS:
+    known = id_columns()
+    for fields in known:
         if fields[0] in columns:
             return tuple(f for f in fields if f in columns)
     raise ValueError(
-        f"the split has none of the id columns argbench knows ({', '.join(f[0] for f in ID_COLUMNS)}); "
+        f"the split has none of the id columns argbench knows ({', '.join(f[0] for f in known)}); "
         "name one with id_fields="
     )
 

@@ -21,11 +21,12 @@ import functools
 import inspect
 import os
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from argbench.scoring import declared_metrics, metric_function
+from argbench.scoring import declaration, metric_function
 from argbench.tasks.kinds import KINDS, Kind
 
 __all__ = [
@@ -34,12 +35,14 @@ __all__ = [
     "Task",
     "TaskDeclarationError",
     "hub_tasks",
+    "id_columns",
     "samples",
     "task",
     "tasks",
 ]
 
-HERE = Path(__file__).parent
+# importlib.resources, not __file__: the Spaces run argbench from a zip (argbench.space_bundle)
+HERE = resources.files(__name__)
 
 
 class TaskDeclarationError(ValueError):
@@ -67,7 +70,7 @@ class Task:
     corpus: str
     config: str
     split: str
-    id_field: str
+    id_fields: tuple[str, ...]  # the corpus's id columns for an item of the split
     prediction: str
     metrics: tuple[str, ...]
     description: str
@@ -84,6 +87,12 @@ class Task:
     documents: dict = field(default_factory=dict)  # field -> value a harness document has
     dev: dict = field(default_factory=dict)  # where a dev part comes from (kind relation)
     source: str = ""  # the declaring file
+
+    @property
+    def id_field(self) -> str:
+        """The leading id column: what a harness document and its prediction record are keyed
+        by (predictions may give a leading part of the ids, argbench.results.join)."""
+        return self.id_fields[0]
 
     @property
     def behaviour(self) -> Kind:
@@ -133,7 +142,7 @@ class Sample:
 
 
 _FIELDS = {f.name for f in Task.__dataclass_fields__.values()} - {"source"}
-_REQUIRED = ("name", "corpus", "config", "split", "id_field", "prediction", "metrics")
+_REQUIRED = ("name", "corpus", "config", "split", "id_fields", "prediction", "metrics")
 
 
 def _task_of(entry, where: str) -> Task:
@@ -151,15 +160,14 @@ def _task_of(entry, where: str) -> Task:
         raise TaskDeclarationError(f"{at}: missing field(s) {', '.join(missing)}")
     if not entry.get("description"):
         raise TaskDeclarationError(f"{at}: missing field description (a line for docs, --help)")
-    known = declared_metrics()
     values = dict(entry)
-    for key in ("metrics", "judged_metrics", "choices"):
+    for key in ("metrics", "judged_metrics", "choices", "id_fields"):
         values[key] = tuple(entry.get(key) or ())
     for metric in (*values["metrics"], *values["judged_metrics"]):
-        if metric not in known:
-            raise TaskDeclarationError(
-                f"{at}, field metrics: unknown metric {metric!r} (metrics: {', '.join(known)})"
-            )
+        try:
+            declaration(metric)  # imports that metric's module only
+        except ValueError as error:
+            raise TaskDeclarationError(f"{at}, field metrics: {error}") from None
     for key in ("options", "protocol", "hub"):
         for metric in entry.get(key) or {}:
             if metric not in values["metrics"] + values["judged_metrics"]:
@@ -192,11 +200,13 @@ def _files() -> dict[str, dict]:
 
 
 @functools.cache
-def read_files(folder: Path) -> dict[str, dict]:
-    """file (as named in errors) -> its parsed declarations, for each ``*.yaml`` in ``folder``."""
+def read_files(folder) -> dict[str, dict]:
+    """file (as named in errors) -> its parsed declarations, for each ``*.yaml`` in ``folder``
+    (a path, or a folder of a package inside a zip)."""
+    folder = folder if hasattr(folder, "iterdir") else Path(folder)
     out = {}
-    for path in sorted(Path(folder).glob("*.yaml")):
-        where = f"argbench/tasks/{path.name}" if Path(folder) == HERE else str(path)
+    for path in sorted((p for p in folder.iterdir() if p.name.endswith(".yaml")), key=str):
+        where = f"argbench/tasks/{path.name}" if folder == HERE else str(path)
         try:
             document = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as error:
@@ -214,7 +224,7 @@ def _declared() -> dict[str, Task]:
 
 
 @functools.cache
-def read_tasks(folder: Path) -> dict[str, Task]:
+def read_tasks(folder) -> dict[str, Task]:
     """name -> task declared in the ``*.yaml`` files of ``folder``, checked (a malformed
     declaration is a :class:`TaskDeclarationError` naming the file, task and field)."""
     found: dict[str, Task] = {}
@@ -270,6 +280,12 @@ def samples() -> dict[str, Sample]:
             corpus=document["corpus"], **{**spec, "fields": tuple(spec.get("fields") or ())}
         )
     return out
+
+
+def id_columns() -> list[tuple[str, ...]]:
+    """The corpora's id columns the declared tasks name, each once: what joins a system's
+    predictions to a split's rows when the caller names none."""
+    return list(dict.fromkeys(t.id_fields for t in _declared().values()))
 
 
 def hub_tasks(corpus: str | None = None) -> list[HubTask]:
