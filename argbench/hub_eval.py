@@ -12,8 +12,19 @@ A results file of ``argbench evaluate --dataset ORG/NAME@vX --out`` converts to 
 repo's entry for its task (dataset id, task id, the commit scored, the headline value, the
 date, the signature in ``notes``) only when it is a leaderboard value: read back verified
 (:func:`argbench.results.read_results`), the whole split scored, every judgment made, and the
-protocol kept. ``off_protocol=True`` writes a value computed otherwise, and the entry says so
-in a field of its own (``off_protocol``: what differs), not only in ``notes``.
+protocol kept. ``off_protocol=True`` writes a value computed otherwise, and the entry says so.
+
+An entry holds only what the Hub's format has (``dataset``, ``value``, ``date``, ``source``,
+``notes``, ``verifyToken``): the Hub's own parser drops every other key. So the system's name
+is ``source.name``, ``source.url`` points at the full record (``record_url``: where the
+results file or its Every Eval Ever record is published; else ``urn:argbench:<digest>``, the
+results file's digest, which names that file and no other), and ``notes`` holds the signature
+and, for a value off the protocol, what differs (``OFF-PROTOCOL: ...`` on its own line).
+:func:`read_entry` gives all of it back. Entries are built and parsed with
+``huggingface_hub``'s own ``EvalResultEntry``, ``eval_result_entries_to_yaml`` and
+``parse_eval_result_entries`` where the installed huggingface_hub has them (1.4 and later;
+the harness extra holds the test environment at 0.36, where :func:`_hub_yaml` and
+:func:`_hub_fields` write and read the same format).
 """
 
 from __future__ import annotations
@@ -24,7 +35,16 @@ import ruamel.yaml
 import yaml
 from ruamel.yaml.error import YAMLError as RuamelError
 
-from argbench.results import headline_figure
+try:  # huggingface_hub >= 1.4
+    from huggingface_hub import (
+        EvalResultEntry,
+        eval_result_entries_to_yaml,
+        parse_eval_result_entries,
+    )
+except ImportError:  # older: the same format through _hub_yaml / _hub_fields
+    EvalResultEntry = eval_result_entries_to_yaml = parse_eval_result_entries = None
+
+from argbench.results import content_digest, headline_figure
 from argbench.scoring import headline_of
 from argbench.signature import Signature
 from argbench.tasks import HubTask, hub_tasks
@@ -35,9 +55,12 @@ __all__ = [
     "eval_yaml",
     "merge_entries",
     "protocol_differences",
+    "read_entry",
 ]
 
 FRAMEWORK = "argbench"  # to be registered in huggingface.js packages/tasks/src/eval.ts
+OFF_PROTOCOL = "OFF-PROTOCOL: "  # the notes line that lists how a value departs from the protocol
+SIGNATURE = "argbench "  # the notes line that holds the signature
 
 
 class NotALeaderboardValue(ValueError):
@@ -84,9 +107,12 @@ def _task_of(doc: dict) -> HubTask:
     )
 
 
-def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, dict]:
+def eval_results_entry(
+    doc: dict, *, off_protocol: bool = False, record_url: str | None = None
+) -> tuple[str, dict]:
     """(file name, entry) of the ``.eval_results/`` entry for a verified results document
-    (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not."""
+    (:func:`argbench.results.read_results`); :class:`NotALeaderboardValue` says why not.
+    ``record_url``: where the full record is published (``source.url``)."""
     if doc.get("shards"):  # argbench merge with shards missing
         missing = ", ".join(f"{i}/{doc['shards']['count']}" for i in doc["shards"]["missing"])
         raise NotALeaderboardValue(
@@ -137,27 +163,91 @@ def eval_results_entry(doc: dict, *, off_protocol: bool = False) -> tuple[str, d
     if value is None:
         key = headline_of(doc["metric"]).value
         raise NotALeaderboardValue(f"the results have no number for {doc['metric']}'s {key!r}")
-    entry = {
-        "dataset": {"id": source[4:], "task_id": task.id, "revision": dataset["commit"]},
+    notes = [f"{OFF_PROTOCOL}{'; '.join(differences)}"] if differences else []
+    fields = {
+        "dataset_id": source[4:],
+        "task_id": task.id,
         "value": float(value),
+        "dataset_revision": dataset["commit"],
+        "date": str(doc.get("created") or "")[:10] or None,
+        "notes": "\n".join([*notes, f"{SIGNATURE}{doc['signature']}"]),
     }
-    date = str(doc.get("created") or "")[:10]
-    if date:
-        entry["date"] = date
-    if differences:
-        entry["off_protocol"] = differences
-    notes = f"argbench {doc['signature']}"
-    entry["notes"] = ("OFF-PROTOCOL " if differences else "") + notes
     if doc.get("system"):
-        entry["system"] = str(doc["system"])
-    return f"{task.id}.yaml", entry
+        fields["source_name"] = str(doc["system"])
+        fields["source_url"] = (
+            record_url or f"urn:argbench:{doc.get('digest') or content_digest(doc)}"
+        )
+    elif record_url:
+        fields["source_url"] = record_url
+    return f"{task.id}.yaml", _hub_yaml(fields)
+
+
+def _hub_yaml(fields: dict) -> dict:
+    """The entry as the Hub's format has it: through huggingface_hub's own
+    ``EvalResultEntry`` / ``eval_result_entries_to_yaml`` where it has them, else the same
+    keys written here (the format of https://huggingface.co/docs/hub/eval-results)."""
+    if EvalResultEntry is not None:
+        return eval_result_entries_to_yaml([EvalResultEntry(**fields)])[0]
+    dataset = {"id": fields["dataset_id"], "task_id": fields["task_id"]}
+    if fields.get("dataset_revision") is not None:
+        dataset["revision"] = fields["dataset_revision"]
+    entry = {"dataset": dataset, "value": fields["value"]}
+    if fields.get("date") is not None:
+        entry["date"] = fields["date"]
+    if fields.get("source_url") is not None:
+        entry["source"] = {"url": fields["source_url"]}
+        if fields.get("source_name") is not None:
+            entry["source"]["name"] = fields["source_name"]
+    if fields.get("notes") is not None:
+        entry["notes"] = fields["notes"]
+    return entry
+
+
+def _hub_fields(entry: dict) -> dict:
+    """An entry's fields as huggingface_hub's ``parse_eval_result_entries`` reads them (the
+    keys it does not know are dropped, as the Hub drops them)."""
+    if parse_eval_result_entries is not None:
+        (parsed,) = parse_eval_result_entries([entry])
+        return {k: v for k, v in vars(parsed).items() if v is not None}
+    dataset, source = entry.get("dataset") or {}, entry.get("source") or {}
+    fields = {
+        "dataset_id": dataset.get("id"),
+        "task_id": dataset.get("task_id"),
+        "value": entry.get("value"),
+        "dataset_revision": dataset.get("revision"),
+        "date": entry.get("date"),
+        "source_url": source.get("url"),
+        "source_name": source.get("name"),
+        "notes": entry.get("notes"),
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def read_entry(entry: dict) -> dict:
+    """What an entry says, read as the Hub reads it: the Hub's fields, plus ``system`` (from
+    ``source.name``), ``signature`` and ``off_protocol`` (the differences, empty when the
+    protocol was kept) from ``notes``."""
+    fields = _hub_fields(entry)
+    off, signature = [], None
+    for line in str(fields.get("notes") or "").splitlines():
+        if line.startswith(OFF_PROTOCOL):
+            off = line[len(OFF_PROTOCOL) :].split("; ")
+        elif line.startswith(SIGNATURE):
+            signature = line[len(SIGNATURE) :]
+    return {
+        **fields,
+        "system": fields.get("source_name"),
+        "signature": signature,
+        "off_protocol": off,
+    }
 
 
 def _entry_key(entry: dict) -> tuple:
-    """What makes two entries one slot: the model (``system``; the repo's own model when an
-    entry names none), the dataset id, its revision and the task."""
+    """What makes two entries one slot: the model (``source.name``; the repo's own model when
+    an entry names none), the dataset id, its revision and the task."""
     data = entry.get("dataset") if isinstance(entry.get("dataset"), dict) else {}
-    return (entry.get("system"), data.get("id"), data.get("revision"), data.get("task_id"))
+    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    return (source.get("name"), data.get("id"), data.get("revision"), data.get("task_id"))
 
 
 def merge_entries(existing_text: str | None, entry: dict, where: str) -> tuple[str, bool]:

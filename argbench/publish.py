@@ -186,12 +186,21 @@ def _step(what: str, call, plan: dict, timeout: float):
         raise PublishError(
             f"{where}: HTTP {status} from the Hub: {detail}; {untagged}; {again}"
         ) from error
-    if isinstance(error, (OSError, ConnectionError)) or "connect" in type(error).__name__.lower():
+    if _transport_failed(error):
         raise PublishError(
             f"{where}: the connection to the Hub failed ({type(error).__name__}: {detail}); "
             f"{untagged}; {again}"
         ) from error
     raise error
+
+
+def _transport_failed(error: BaseException) -> bool:
+    """The connection failed (no HTTP answer): an ``OSError`` (requests' errors, before
+    huggingface_hub 1.0), or httpx's / httpx2's ``TransportError`` (1.0 and later: a server
+    that hangs up mid-request raises ``RemoteProtocolError``, which names no connection)."""
+    if isinstance(error, (OSError, ConnectionError)) or "connect" in type(error).__name__.lower():
+        return True
+    return any(kind.__name__ == "TransportError" for kind in type(error).__mro__)
 
 
 def _upload(

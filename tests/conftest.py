@@ -59,6 +59,7 @@ TIER_OF_FIXTURE = {
     "browser": "browser",
     "real_mirror": "mirror",
     "real_corpora": "mirror",
+    "harness_env": "harness",
 }
 
 

@@ -42,6 +42,41 @@ def locked(path: Path):
         yield
 
 
+def cached_venv(name: str, *installs: list[str]) -> Path:
+    """The python of a venv made once under ``$ARGBENCH_TEST_VENVS`` (default
+    ``~/.cache/argbench-test-venvs``) and reused: ``name`` says what it holds (a digest of its
+    requirements, the Python version), ``installs`` are the ``pip install`` argument lists run
+    in it. For what must not enter the project's venv (the Space's Gradio, the Every Eval Ever
+    validator whose requirements clash with argbench's)."""
+    import shutil
+    import subprocess
+    import time
+
+    root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
+    target = root / f"{name}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    python, complete = target / "bin" / "python", target / ".complete"
+    with locked(Path(f"{target}.lock")):  # one maker at a time: xdist workers, other runs
+        if complete.is_file():
+            return python
+        shutil.rmtree(target, ignore_errors=True)  # a half-made one
+        start = time.monotonic()
+        subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], capture_output=True
+        )
+        for arguments in installs:
+            done = subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", *arguments],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"cannot make the venv {target}: {done.stderr[-3000:]}")
+        complete.write_text(f"made in {time.monotonic() - start:.0f} s\n")
+        print(f"{target.name}: made in {time.monotonic() - start:.0f} s", file=sys.stderr)
+        return python
+
+
 def run_root(tmp_path_factory) -> Path:
     """A folder every process of this pytest run sees: the base temp folder, or under
     pytest-xdist the folder that holds each worker's base temp folder."""

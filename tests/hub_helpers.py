@@ -70,6 +70,14 @@ class Hub:
     def fault(self, match: str, action: str, **options):
         self.control("fault", {"match": match, "action": action, **options})
 
+    def outage(self, match: str, status: int):
+        """``status`` to every request matching ``match`` until :meth:`clear`: more times
+        than any client retries (huggingface_hub 2.x retries a 5xx five times)."""
+        self.fault(match, "status", status=status, times=OUTAGE)
+
+    def clear(self):
+        self.control("clear", {})
+
     def api(self, token: str = TOKEN):
         import huggingface_hub
         from huggingface_hub import HfApi
@@ -77,7 +85,7 @@ class Hub:
         # conftest sets offline mode for the rest; CommitInfo parses its URL against ENDPOINT
         huggingface_hub.constants.HF_HUB_OFFLINE = False
         huggingface_hub.constants.ENDPOINT = self.url
-        huggingface_hub.utils.reset_sessions()
+        reset_hub_sessions()
         return HfApi(endpoint=self.url, token=token)
 
     def env(self, **extra) -> dict:
@@ -109,6 +117,19 @@ class Hub:
             timeout=timeout,
             cwd=str(self.home),
         )
+
+
+OUTAGE = 20  # requests an outage answers with its error before it is cleared
+
+
+def reset_hub_sessions() -> None:
+    """Drop huggingface_hub's shared HTTP session, so the next request opens one to the
+    endpoint now set: ``reset_sessions`` (requests, before 1.0) or ``close_session`` (httpx,
+    1.0 and later; 2.x has no ``reset_sessions``)."""
+    import huggingface_hub.utils
+
+    reset = getattr(huggingface_hub.utils, "reset_sessions", None)
+    (reset or huggingface_hub.utils.close_session)()
 
 
 def snapshot_code(repo_id: str, configs: list[str], revision: str | None) -> str:

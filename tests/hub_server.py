@@ -12,7 +12,8 @@ something new. State lives in a folder (``--state``), so a server killed mid-upl
 where it stopped. Faults are armed by ``POST /_test/fault``: ``{"match": regex on "METHOD
 path", "action": "status"|"die"|"delay"|"pretend", "status": 503, "seconds": 5, "times": 1}``;
 ``pretend`` answers 200 with ``body`` (default ``{}``) and changes nothing, as a Hub that
-accepts a request and drops it.
+accepts a request and drops it. ``POST /_test/clear`` disarms every fault (huggingface_hub 2.x
+retries a 5xx five times, so a lasting outage is a fault armed more times than that).
 
 Run: ``python tests/hub_server.py --port 0 --state DIR [--token hf_x]``; it prints
 ``listening on PORT`` once ready.
@@ -177,6 +178,10 @@ class Handler(BaseHTTPRequestHandler):
             with server.lock:
                 server.faults.append(json.loads(self._body()))
             return self._send(200, {"ok": True})
+        if path == "/_test/clear" and self.command == "POST":
+            with server.lock:
+                server.faults.clear()
+            return self._send(200, {"ok": True})
         self._error(404, f"unknown control path {path}")
 
     # ------------------------------------------------------------------ endpoints
@@ -194,7 +199,12 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(409, "You already created this repo", url=url)
         if kind == "space" and not payload.get("sdk"):
             return self._error(400, "a Space needs an sdk")
-        repo = {"id": repo_id, "private": bool(payload.get("private")), "sdk": payload.get("sdk")}
+        # huggingface_hub < 2 sends "private": true; 2.x sends "visibility": "private"
+        visibility = payload.get("visibility")
+        if visibility not in (None, "public", "private", "protected"):
+            return self._error(400, f"unknown visibility {visibility!r}")
+        private = bool(payload.get("private")) or visibility == "private"
+        repo = {"id": repo_id, "private": private, "sdk": payload.get("sdk")}
         repo.update(commits={}, branches={}, tags={})
         store.commit(
             repo, "main", {".gitattributes": store.put_blob(GITATTRIBUTES)}, "initial commit", None

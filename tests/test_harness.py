@@ -26,6 +26,7 @@ from tests.helpers import CQ_IDS
 from tests.openai_stub import StubServer, user_prompt
 
 BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.harness  # lm_eval / inspect processes (the harness extra)
 
 
 # ---------------------------------------------------------------- parsers (no model)
@@ -199,12 +200,38 @@ def test_a_complete_cqs_gen_test_run_is_the_benchmark_value(lm_eval_run):
         hub_eval.eval_results_entry(test)  # built from local sources: said so
     name, entry = hub_eval.eval_results_entry({**test, "dataset": {**test["dataset"], **hub}})
     assert name == "cq_reference_match.yaml" and entry["dataset"]["task_id"] == "cq_reference_match"
-    assert entry["value"] == pytest.approx(test["result"]["score"]) and "off_protocol" not in entry
+    assert entry["value"] == pytest.approx(test["result"]["score"])
+    assert hub_eval.read_entry(entry)["off_protocol"] == []
     validation = docs["argbench_cqs_gen"]
     on_hub = {**validation, "dataset": {**validation["dataset"], **hub}}
     with pytest.raises(hub_eval.NotALeaderboardValue, match="partial results: 1 of the split's 4"):
         hub_eval.eval_results_entry(on_hub)
     assert hub_eval._task_of(on_hub).id == "cq_reference_match_validation"
+
+
+@pytest.mark.slow  # real lm_eval / inspect processes; Every Eval Ever's validator in its venv
+def test_an_imported_harness_run_exports_as_valid_eee_records(lm_eval_run, harness_env, tmp_path, capsys):  # fmt: skip
+    """The folder import-harness wrote, as Every Eval Ever records: valid, the harness and its
+    version beside argbench in eval_library, the split's content hash with the dataset."""
+    from tests.test_eee import aggregates, eee_validate, export
+
+    docs = lm_eval_run[1]
+    folder = next(p.parent for p in harness_env["tmp"].glob("results-*/*.json") if p.name in docs)
+    written = export(capsys, tmp_path / "eee", folder)
+    reports = eee_validate(tmp_path / "eee")
+    assert all(r["valid"] and not r["warnings"] for r in reports.values()), reports
+    records = aggregates(written)
+    assert len(records) == len(docs)
+    by_task = {r["eval_library"]["additional_details"]["harness_task"]: r for r in records}
+    cq = by_task["argbench_cqs_gen"]
+    doc = next(d for d in docs.values() if d["harness"]["task"] == "argbench_cqs_gen")
+    assert cq["eval_library"]["additional_details"]["harness"] == "lm-eval"
+    assert cq["eval_library"]["additional_details"]["harness_version"] == doc["harness"]["version"]
+    assert cq["model_info"]["inference_engine"] == {"name": "hf"}
+    result = cq["evaluation_results"][0]
+    assert result["source_data"]["additional_details"]["content_hash"] == doc["dataset"]["content_hash"]  # fmt: skip
+    assert result["source_data"]["additional_details"]["n_missing"] == "1"  # a --limit run says so
+    assert cq["detailed_evaluation_results"]["total_rows"] >= 3
 
 
 @pytest.mark.slow  # real lm_eval / inspect processes

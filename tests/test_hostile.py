@@ -7,6 +7,7 @@ processes on one --out, kill -9 hits a real child, caches are cut and edited on 
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import signal
@@ -532,6 +533,14 @@ def test_module_add_batch_takes_torch_tensors():
     assert argbench.load_metric("cr_diversity").module_type == "measurement"
 
 
+@pytest.mark.xfail(
+    int(importlib.metadata.version("transformers").split(".")[0]) >= 5,
+    raises=AttributeError,
+    strict=True,
+    reason="evaluate 0.4.6 (its last release) tests isinstance(model, "
+    "transformers.TFPreTrainedModel) in evaluator/base.py, which transformers 5 removed: "
+    "evaluate's evaluator does not run beside transformers 5, with any metric",
+)
 def test_evaluate_evaluator_defaults_work():
     import datasets
     import evaluate

