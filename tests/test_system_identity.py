@@ -245,6 +245,34 @@ def test_labels_stay_apart_when_a_name_reads_as_another_label_or_prefixes_collid
         system_labels(["a", "b"], [first, first])
 
 
+def test_names_that_read_alike_are_told_apart_by_digest(tmp_path, capsys):
+    """Issue 35, class 7: names were compared raw, so ``Same``, full-width ``Ｓａｍｅ`` and
+    ``same`` gave three rows a reader cannot tell apart. They are compared by the Space's key
+    (:func:`argbench.io.name_key`, NFKC and case folded): each row carries its digest prefix."""
+    alike = ("Same", "Ｓａｍｅ", "same")
+    paths = three(tmp_path, alike)
+    [column], refused = columns(read(paths), resamples=200)
+    assert not refused
+    labels = {r["system"]: r["digest"].split(":")[1][:8] for r in column.rows}
+    assert len(labels) == 3
+    assert all(label.endswith(f" [{prefix}]") for label, prefix in labels.items())
+    assert {label.removesuffix(f" [{prefix}]") for label, prefix in labels.items()} == set(alike)
+    code, out, err = cli(capsys, "compare", *paths, "--resamples", "200")
+    assert code == 0, err
+    for path in paths:
+        digest = read_results(path)["digest"].split(":")[1][:8]
+        assert f"[{digest}]" in out
+    # control: names that differ after normalisation are shown as they are
+    [plain], _ = columns(read(three(tmp_path / "plain", ("Same", "Other", "Third"))), resamples=200)
+    assert sorted(r["system"] for r in plain.rows) == ["Other", "Same", "Third"]
+    digests = ["sha256:" + c * 64 for c in "abc"]
+    assert compare_module.system_labels(["Same", "Sam", "Ｓａｍ e"], digests) == [
+        "Same",
+        "Sam",
+        "Ｓａｍ e",
+    ]
+
+
 def test_a_document_in_memory_is_its_content_not_the_digest_it_carries(tmp_path):
     """A program's copy of a document keeps the ``digest`` field of the file it was read from
     while its content changed: identity is the content's digest, so the two stay two."""

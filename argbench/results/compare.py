@@ -4,14 +4,16 @@ over the per-item values that each metric's declaration names (its headline's ``
 A system is its results, not its name: a document is identified by its digest
 (:func:`~argbench.results.document.content_digest`, the one written with the file and checked
 when it is read), the name it carries is a label. The same results given twice are compared
-once (:func:`distinct`); two results that carry one name are told apart by their digest
-(:func:`system_labels`). ``argbench compare`` and the leaderboard share these.
+once (:func:`distinct`); two results that carry one name, or names that read alike
+(:func:`argbench.io.name_key`), are told apart by their digest (:func:`system_labels`). ``argbench compare`` and the leaderboard share these.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+from argbench.io import name_key
 from argbench.results.document import content_digest
 from argbench.results.verify import read_results, verify_document
 from argbench.scoring import headline_or_none
@@ -82,20 +84,23 @@ def system_labels(names: list[str], digests: list[str]) -> list[str]:
     """One label per system, all different: its name, followed by ``[<digest prefix>]`` when
     another system carries the same name (another run, another dataset commit, a reused
     ``--system``); the prefix is as long as it takes to tell the digests apart. Digests must
-    differ (:func:`distinct`)."""
+    differ (:func:`distinct`).
+
+    Names are compared by :func:`argbench.io.name_key` (NFKC, invisible format characters
+    dropped, spaces collapsed, case folded), the key the Space refuses collisions by: names a
+    reader cannot tell apart (``Same`` and full-width ``Ｓａｍｅ``, ``Same`` and ``same``)
+    count as one name, so each row gets its digest prefix like two files of one name."""
     if len(set(digests)) != len(digests):
         raise ValueError("system_labels: the same results twice (call distinct first)")
     length = 8
     while len({short_id(d, length) for d in digests}) < len(digests):
         length += 4
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(name_key(name) for name in names)
     labels = [
-        f"{name} [{short_id(digest, length)}]" if counts[name] > 1 else name
+        f"{name} [{short_id(digest, length)}]" if counts[name_key(name)] > 1 else name
         for name, digest in zip(names, digests, strict=True)
     ]
-    if len(set(labels)) < len(labels):  # a name that reads as another's label: mark all
+    if len({name_key(label) for label in labels}) < len(labels):  # a name reads as a label
         labels = [f"{n} [{short_id(d, length)}]" for n, d in zip(names, digests, strict=True)]
     return labels
 
