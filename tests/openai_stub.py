@@ -52,12 +52,18 @@ class StubServer:
         self.requests: list[dict] = []
         self.probes: list[dict] = []
         self.probe_reply = "stub probe reply"  # what the model answers the identity probe
+        self.request_lines: list[str] = []  # every request, GET /models and probes included
         self._lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def parse_request(self):
+                parsed = super().parse_request()
+                stub.request_lines.append(self.requestline)
+                return parsed
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))

@@ -22,6 +22,7 @@ import pytest
 import argbench
 from argbench.cli import EXIT_CODES, main
 from argbench.io import atomic_write, write_json
+from argbench.results import read_results
 
 from .helpers import cli
 from .openai_stub import StubServer, user_prompt
@@ -184,6 +185,49 @@ def test_unwritable_out_fails_before_any_llm_request(tmp_path, monkeypatch, caps
         )
         assert code == 2 and "a part of that path is a file" in err
         assert server.requests == []  # nothing was asked, nothing lost
+
+
+def test_an_llm_judged_evaluate_refuses_its_out_before_any_request(
+    tmp_path, monkeypatch, capsys, fixture_mirror
+):
+    """Issue 35, class 8: a results file that cannot be written is refused before the judge
+    is reached. Every request is counted (GET /models and /props, the identity probe, the
+    judgments). An --out under a file or on a folder was already refused with none (kept
+    here); a predictions file whose name (the default system name) the results file refuses,
+    U+202E in it, was refused only after 4 requests, when the results were written."""
+    records = [{"question_id": "silver-0", "answer_index": 0, "answer": "A is fast [1]."}]
+    (tmp_path / "a_file").write_text("")
+    (tmp_path / "folder.json").mkdir()
+    mirror = str(fixture_mirror("cam_answers"))
+
+    def argv(predictions, out, *more):
+        predictions.write_text(json.dumps(records))
+        return ["evaluate", "argument_answer_coherence", predictions, "--dataset", "cam_answers",
+                "--config", "silver", "--sources", mirror, "--cache-dir", tmp_path / "c",
+                "--allow-missing", "--out", out, *more]  # fmt: skip
+
+    plain, bidi = tmp_path / "p.json", tmp_path / "p\u202ex.json"
+    with StubServer(lambda request, number: (200, "1", 0, None)) as server:
+        monkeypatch.setenv("ARGBENCH_LLM_MODEL", "stub-model")
+        monkeypatch.setenv("ARGBENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "x")
+        for predictions, out, named in (
+            (plain, tmp_path / "a_file" / "r.json", f"--out {tmp_path / 'a_file' / 'r.json'}"),
+            (plain, tmp_path / "folder.json", f"--out {tmp_path / 'folder.json'} is a folder"),
+            (bidi, tmp_path / "r.json", "'p\\u202ex': an invisible format character"),
+        ):
+            code, _, err = cli(capsys, *argv(predictions, out))
+            assert code == 2 and named in err, err
+            assert server.request_lines == []  # the judge's server was not reached
+            assert "--out" in err or "pass --system NAME" in err
+        # control: a writable --out (and the same file with --system) is scored and written
+        code, _, err = cli(capsys, *argv(plain, tmp_path / "r.json"))
+        assert code == 0, err
+        assert len(server.request_lines) == 4  # models, props, the probe, one judgment
+        code, _, err = cli(capsys, *argv(bidi, tmp_path / "s.json", "--system", "mine"))
+        assert code == 0, err
+    assert read_results(tmp_path / "r.json")["system"] == "p"
+    assert read_results(tmp_path / "s.json")["system"] == "mine"
 
 
 def test_reproduce_report_files_are_claimed_first(tmp_path, capsys):

@@ -47,6 +47,7 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
+from argbench.results.evaluate import default_system
 from argbench.results.shards import Shard, write_fragment
 from argbench.scoring import declaration, declared_metrics, metric_function
 from argbench.signature import Signature
@@ -375,8 +376,13 @@ def _claim_outputs(args) -> None:
     inputs = [args.input, args.dev, args.references, args.dataset]
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
-        # the results file records these: one UTF-8 cannot store would fail after the work
-        check_name(args.system or "", "--system")
+        # the results file records these: one it refuses would fail after the work (after
+        # every request to an LLM judge); with no --system, the predictions file's stem
+        if args.system or not (args.input and args.dataset):
+            check_name(args.system or "", "--system")
+        else:
+            where = f"{str(args.input)!r} gives the system name (pass --system NAME):"
+            check_name(default_system(args.input), where)
         check_text(_command(args), "the command line (a file name that is not UTF-8?)")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")

@@ -15,7 +15,14 @@ from argbench.results.shards import Shard, build_fragment, run_digest
 from argbench.results.split import load_split
 from argbench.scoring import declaration, headline_or_none, metric_function
 
-__all__ = ["add_intervals", "evaluate_predictions", "score_records"]
+__all__ = ["add_intervals", "default_system", "evaluate_predictions", "score_records"]
+
+
+def default_system(predictions) -> str:
+    """The system name a results file records when none is given: the predictions file's
+    stem (``"system"`` for records in memory). One place, so the command line can check the
+    name before the work (:func:`argbench.io.check_name`), as it is checked when written."""
+    return Path(predictions).stem if isinstance(predictions, (str, Path)) else "system"
 
 
 def add_intervals(result: dict, resamples=10_000, seed=0, confidence=0.95) -> dict:
@@ -156,7 +163,7 @@ def evaluate_predictions(
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
     if system is None:
-        system = Path(predictions).stem if isinstance(predictions, (str, Path)) else "system"
+        system = default_system(predictions)
     intervals = {"resamples": resamples, "seed": seed, "confidence": confidence} if ci else None
     if shard is not None:
         run_of = {"records": records, "keys": keys, "id_fields": fields, "missing": allow_missing}
