@@ -22,7 +22,7 @@ pytestmark = [
 ROWS = "[...document.querySelectorAll('#board tbody tr')]"
 VISIBLE = (
     f"{ROWS}.filter(r => r.style.display !== 'none')"
-    ".map(r => r.children[1].querySelector('a').textContent)"
+    ".map(r => r.children[3].querySelector('a').textContent)"  # rank, rank (95%), tie group, system
 )
 
 
@@ -56,19 +56,19 @@ def task_pages(board_site):
 def test_rows_intervals_sorting_filtering(board_site, browser):
     pages = task_pages(board_site)
     assert len(pages) == 3  # the other model's and the other split's results: tasks of their own
-    main_page = next(p for p in pages if "strong" in p.read_text())
+    main_page = next(p for p in pages if ">strong<" in p.read_text())  # the system, linked
     browser.open(main_page)
     assert browser.evaluate(f"{ROWS}.length") == 4
     names = browser.evaluate(VISIBLE)
     assert names[-1] == "weak" and "other-model" not in names
-    cells = browser.evaluate(f"{ROWS}.map(r => r.children[3].textContent)")
+    cells = browser.evaluate(f"{ROWS}.map(r => r.children[5].textContent)")  # the 95% CI
     assert all(c.startswith("[0.") or c.startswith("[1.") for c in cells), cells
     # click "score": ascending, then descending
-    browser.evaluate("document.querySelectorAll('#board th')[2].click()")
-    ascending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[2].dataset.v))")
+    browser.evaluate("document.querySelectorAll('#board th')[4].click()")
+    ascending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[4].dataset.v))")
     assert ascending == sorted(ascending) and browser.evaluate(VISIBLE)[0] == "weak"
-    browser.evaluate("document.querySelectorAll('#board th')[2].click()")
-    descending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[2].dataset.v))")
+    browser.evaluate("document.querySelectorAll('#board th')[4].click()")
+    descending = browser.evaluate(f"{ROWS}.map(r => parseFloat(r.children[4].dataset.v))")
     assert descending == sorted(descending, reverse=True)
     # filter: type into the box
     browser.evaluate(

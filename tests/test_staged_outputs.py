@@ -368,14 +368,16 @@ def test_eval_results_keeps_the_users_comments_and_anchors(tmp_path, capsys):
     text = target.read_text()
     assert text.startswith(USER_YAML)  # every line of the user's as it was
     entries = yaml.safe_load(text)
-    assert [e.get("system") for e in entries] == [None, None, "mine"]
+    assert [(e.get("source") or {}).get("name") for e in entries] == [None, None, "mine"]
     assert entries[1]["dataset"]["id"] == "someone/other" and entries[1]["value"] == 0.6
     again = write_results(relevance_doc(n=8, system="mine"), tmp_path / "again.json")
     assert cli(capsys, "eval-results", again, "--out", out)[0] == 0  # replaces its own entry
     assert target.read_text().startswith(USER_YAML) and len(yaml.safe_load(target.read_text())) == 3
     fresh = tmp_path / "fresh"  # control
     assert cli(capsys, "eval-results", mine, "--out", fresh)[0] == 0
-    assert [e["system"] for e in yaml.safe_load((fresh / target.name).read_text())] == ["mine"]
+    assert [e["source"]["name"] for e in yaml.safe_load((fresh / target.name).read_text())] == [
+        "mine"
+    ]
 
 
 def test_eval_results_writes_through_a_symlink_and_keeps_it(tmp_path, capsys):
@@ -395,7 +397,9 @@ def test_eval_results_writes_through_a_symlink_and_keeps_it(tmp_path, capsys):
     code, _, err = cli(capsys, "eval-results", mine, "--out", out)
     assert code == 0, err
     assert (out / shared.name).is_symlink()
-    assert [e.get("system") for e in yaml.safe_load(shared.read_text())][-1] == "mine"
+    assert [(e.get("source") or {}).get("name") for e in yaml.safe_load(shared.read_text())][
+        -1
+    ] == "mine"
 
 
 def test_write_results_once_releases_the_locks_it_took(tmp_path):

@@ -219,7 +219,7 @@ def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
         "same resamples; tie group: systems sharing a letter cannot be told apart "
         f"({escape((column.ties or {}).get('method', ''))}, p from the paired randomisation "
         "test). Click a header to sort; type to filter.</p>",
-        f"<p><b>Tie groups</b>: {escape(tie_groups_text(column))}</p>",
+        f"<p><strong>Tie groups</strong>: {escape(tie_groups_text(column))}</p>",
         _wide(f"<table><tr><th>judge</th>{card_cell(column)}</tr></table>"),
     ]
     if column.correlation:
