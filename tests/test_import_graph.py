@@ -73,6 +73,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "argbench.reproduce",
             "argbench.leaderboard",
             "argbench.publish",
+            "argbench.ray_route",
             "argbench.space_bundle",
         ],
     ),
@@ -97,6 +98,7 @@ HEAVY = {
     "pyarrow",
     "inspect_ai",
     "lm_eval",
+    "ray",  # ~1 s: the Ray route (argbench.ray_route), optional
     "numpy",  # ~0.1 s
     "yaml",  # ~25 ms
     "urllib.request",  # ~30 ms with http.client, email and ssl

@@ -110,6 +110,21 @@ def add_commands(subparsers) -> None:
         "id) and write its fragment; argbench merge joins the N fragments",
     )
     ev.add_argument(
+        "--engine",
+        choices=("plain", "ray"),
+        default="plain",
+        help="FILE --dataset --out: ray runs the shards as a Ray Data pipeline and merges them "
+        "(pip install 'argbench[ray]'; docs/scale.md)",
+    )
+    ev.add_argument(
+        "--ray-shards", type=positive_int, default=4, metavar="N", help="--engine ray: shards (4)"
+    )
+    ev.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="--engine ray: the cluster to join ('auto': this node's); default a local Ray",
+    )
+    ev.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
     )
     ev.add_argument(
@@ -185,6 +200,8 @@ def add_commands(subparsers) -> None:
 def _cmd_evaluate(args) -> int:
     if args.shard:
         return _cmd_shard(args)
+    if args.engine == "ray":
+        return _cmd_ray(args)
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
     if args.metric == "cq_reference_match" and result.get("n_long"):
         print(f"note: {_long_note(result)}", file=sys.stderr)
@@ -242,6 +259,50 @@ def _cmd_shard(args) -> int:
         print(
             f"argbench evaluate: error: incomplete shard: {result['n_failed']} judgment(s) "
             "failed; pass --allow-incomplete to accept it",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _cmd_ray(args) -> int:
+    """--engine ray: the run as --ray-shards shards on Ray Data, merged into --out
+    (:mod:`argbench.ray_route`); the file is the plain run's but for created/command/digest."""
+    from argbench.ray_route import evaluate_on_ray, start_ray
+
+    if not (args.input and args.dataset and args.out) or args.shard:
+        raise UsageError("--engine ray goes with FILE --dataset --out (and no --shard)")
+    if args.dev or args.plot:
+        raise UsageError("--engine ray takes no --dev or --plot")
+    note = lambda m: print(f"note: {m}", file=sys.stderr)  # noqa: E731
+    compute, features = metric_function(args.metric)
+    options = options_of(args, compute, features)
+    _claim_outputs(args)
+    check_known_dataset(args)
+    start_ray(args.ray_address)
+    doc = evaluate_on_ray(
+        args.metric,
+        args.input,
+        args.dataset,
+        args.config,
+        args.split,
+        shards=args.ray_shards,
+        command=_command(args),
+        note=note,
+        **_prediction_options(args, options),
+    )
+    write_results(doc, args.out)
+    print(
+        f"{args.metric} of {doc['system']} on {_label(doc['dataset'])} (Ray, {args.ray_shards} shards)"
+    )
+    if doc.get("signature"):
+        print(f"signature: {doc['signature']}")
+    print(format_table(doc["result"], args.metric))
+    print(f"results written to {args.out}", file=sys.stderr)
+    if doc["result"].get("complete") is False and not args.allow_incomplete:
+        print(
+            f"argbench evaluate: error: incomplete result: {doc['result']['n_failed']} "
+            "judgment(s) failed; pass --allow-incomplete to accept it",
             file=sys.stderr,
         )
         return 1
@@ -395,6 +456,17 @@ def _evaluate_predictions(args, options, note, shard=None) -> dict:
         args.dataset,
         args.config,
         args.split,
+        shard=shard,
+        note=note,
+        command=_command(args),
+        **_prediction_options(args, options),
+    )
+
+
+def _prediction_options(args, options) -> dict:
+    """evaluate_predictions' keyword arguments from the command line, but the shard, the
+    command and the note (the plain route, a shard and the Ray route share these)."""
+    return dict(
         options=options,
         columns=column_overrides(args),
         id_fields=args.id.split(",") if args.id else None,
@@ -403,13 +475,10 @@ def _evaluate_predictions(args, options, note, shard=None) -> dict:
         sources=args.sources,
         cache_dir=args.cache_dir,
         num_proc=args.num_proc,
-        command=_command(args),
         ci=args.ci,
         resamples=args.resamples,
         seed=args.seed,
         confidence=args.confidence,
-        shard=shard,
-        note=note,
     )
 
 
