@@ -33,12 +33,14 @@ runs its own threads, so fractions are right.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import time
 from pathlib import Path
 
 import numpy as np
 
+from argbench.constants import LLM_SECRET_OPTIONS
 from argbench.embedding import Embedder
 from argbench.results import evaluate_predictions, merge_fragments, plain
 from argbench.results.shards import Shard, check_fragment, write_fragment
@@ -46,6 +48,7 @@ from argbench.results.shards import Shard, check_fragment, write_fragment
 __all__ = ["RAY_EXTRA", "embed_on_ray", "evaluate_on_ray", "start_ray"]
 
 RAY_EXTRA = 'pip install "argbench[ray]"'
+FORWARDED_ENV = ("ARGBENCH_", "OPENAI_", "HF_")  # the settings the workers get (start_ray)
 ACTOR_CPUS = 0.25  # see the module docstring: fractions, so the feeding tasks always run
 
 
@@ -61,16 +64,22 @@ def _ray():
 def start_ray(address: str | None = None, num_cpus: int | None = None):
     """Connect to the Ray cluster at ``address`` (``"auto"``: the one this node belongs to),
     else start a local instance with ``num_cpus`` CPUs; a running session is kept. Returns
-    the seconds it took (the bench reports them apart from the work)."""
+    the seconds it took (the bench reports them apart from the work).
+
+    The workers get this process's argbench, OpenAI and Hugging Face settings
+    (``ARGBENCH_*``, ``OPENAI_*``, ``HF_*``: the judge's servers and key, the caches):
+    a worker on another machine does not see this shell's environment."""
     ray = _ray()
     started = time.monotonic()
     if not ray.is_initialized():
+        settings = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV)}
         ray.init(
             address=address,
             num_cpus=None if address else num_cpus,
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
+            runtime_env={"env_vars": settings},
         )
         ray.data.DataContext.get_current().enable_progress_bars = False
     return time.monotonic() - started
@@ -152,7 +161,10 @@ def evaluate_on_ray(
     pipeline = ray.data.from_items(
         [{"shard": index} for index in range(shards)], override_num_blocks=shards
     ).map_batches(
-        run_shards, batch_size=1, concurrency=min(concurrency, shards), num_cpus=actor_cpus
+        run_shards,
+        batch_size=1,
+        compute=ray.data.TaskPoolStrategy(size=min(concurrency, shards)),
+        num_cpus=actor_cpus,
     )
     rows = pipeline.take_all()
     _raise_carried(rows)
@@ -167,7 +179,19 @@ def evaluate_on_ray(
         folder.mkdir(parents=True, exist_ok=True)
         for index, (_, fragment) in enumerate(fragments):
             write_fragment(fragment, folder / f"fragment-{index}-of-{shards}.json")
+    secrets = _secrets(evaluate_options.get("options"))
+    for _, fragment in fragments if secrets else ():  # in memory only: the merge's judge
+        fragment["options"]["llm"] = {**fragment["options"]["llm"], **secrets}  # needs it too
     return merge_fragments(fragments, command=command, note=note)
+
+
+def _secrets(options) -> dict:
+    """The judge's secret options (an API key) given to this run, which fragments never
+    record (:data:`argbench.constants.LLM_SECRET_OPTIONS`)."""
+    judge = (options or {}).get("llm")
+    if not isinstance(judge, dict):
+        return {}
+    return {key: judge[key] for key in LLM_SECRET_OPTIONS if key in judge}
 
 
 class _Encoder:
@@ -194,7 +218,7 @@ def embed_on_ray(
 ) -> np.ndarray:
     """``Embedder(model, **embedder_options).encode(texts)`` by a pool of up to
     ``concurrency`` actors (``map_batches`` over batches of ``batch_size`` texts): the same
-    vectors, in the texts' order. ``model`` is a name or path each actor loads. Needs a Ray
+    vectors, in the texts' order (a repeated text encoded once). ``model`` is a name or path each actor loads. Needs a Ray
     session (:func:`start_ray`)."""
     ray = _ray()
     texts = list(texts)
@@ -203,20 +227,22 @@ def embed_on_ray(
             raise TypeError(f"texts[{index}] must be a str, got {type(text).__name__}")
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    blocks = max(1, min(len(texts) // batch_size, 4 * concurrency))
+    unique = list(dict.fromkeys(texts))  # a repeated text is encoded once, as Embedder does
+    blocks = max(1, min(len(unique) // batch_size, 4 * concurrency))
     pipeline = ray.data.from_items(
-        [{"index": index, "text": text} for index, text in enumerate(texts)],
+        [{"index": index, "text": text} for index, text in enumerate(unique)],
         override_num_blocks=blocks,
     ).map_batches(
         _Encoder,
         fn_constructor_args=(model, embedder_options),
         batch_size=batch_size,
-        concurrency=(1, concurrency),
+        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=concurrency),
         num_cpus=actor_cpus,
     )
     rows = pipeline.take_all()
     _raise_carried(rows)
     vectors = {int(row["index"]): np.asarray(row["vector"], dtype=np.float32) for row in rows}
-    if sorted(vectors) != list(range(len(texts))):
-        raise RuntimeError(f"the Ray pipeline returned {len(vectors)} of {len(texts)} vectors")
-    return np.stack([vectors[index] for index in range(len(texts))])
+    if sorted(vectors) != list(range(len(unique))):
+        raise RuntimeError(f"the Ray pipeline returned {len(vectors)} of {len(unique)} vectors")
+    row_of = {text: index for index, text in enumerate(unique)}
+    return np.stack([vectors[row_of[text]] for text in texts])
