@@ -117,6 +117,7 @@ def test_the_ray_route_writes_the_plain_routes_results_file(
     assert "--engine ray" in ray["command"] and "--engine" not in plain["command"]
 
 
+@pytest.mark.slow  # two local Ray starts (~10-40 s on 2 loaded cores)
 @pytest.mark.mirror
 def test_a_shards_refusal_comes_back_from_ray_as_argbenchs(ray_installed, real_corpora, tmp_path):
     """Hostile: an id the split does not hold. The plain route refuses it (exit 2, naming
