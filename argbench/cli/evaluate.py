@@ -35,6 +35,7 @@ from argbench.cli.evaluate_inputs import (
     submission_inputs,
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
+from argbench.constants import LLM_SECRET_OPTIONS
 from argbench.io import check_name, check_text, claim_output
 from argbench.metrics import list_metrics
 from argbench.records import inputs_from_records, top_fields
@@ -288,7 +289,21 @@ def _long_note(result: dict) -> str:
 
 
 def _command(args) -> str:
-    return shlex.join(["argbench", *getattr(args, "argv", sys.argv[1:])])
+    """The command line a results file or fragment records, with the judge's secrets (an
+    ``api_key`` in an ``--option KEY=JSON`` object) hidden: the file is meant to be shared."""
+    return shlex.join(["argbench", *map(_hide_secrets, getattr(args, "argv", sys.argv[1:]))])
+
+
+def _hide_secrets(word: str) -> str:
+    key, sep, text = str(word).partition("=")
+    try:
+        value = json.loads(text) if sep else None
+    except ValueError:
+        return word
+    if not isinstance(value, dict) or not any(k in value for k in LLM_SECRET_OPTIONS):
+        return word
+    hidden = {k: "<hidden>" if k in LLM_SECRET_OPTIONS else v for k, v in value.items()}
+    return f"{key}={json.dumps(hidden, ensure_ascii=False)}"
 
 
 def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
