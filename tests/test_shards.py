@@ -489,6 +489,19 @@ def test_cli_records_shards_merge_refuse_and_mark(webis, tmp_path, capsys):
     # --shard needs --dataset and --out
     code, _, err = cli(capsys, "evaluate", "bradley_terry", "--shard", "0/2")
     assert code == 2 and "--shard goes with --dataset and --out" in err
+    code, _, err = cli(
+        capsys,
+        "evaluate",
+        "bradley_terry",
+        *flags,
+        "--references",
+        "r.json",
+        "--shard",
+        "0/2",
+        "--out",
+        tmp_path / "z.json",
+    )
+    assert code == 2 and "--shard takes no --references" in err
 
 
 def test_judged_records_route_shards_merge_from_the_reply_cache(
