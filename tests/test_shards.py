@@ -554,3 +554,24 @@ def test_judged_records_route_shards_merge_from_the_reply_cache(
     assert same_result(whole, merged)
     assert "secret-key" not in json.dumps(whole) and "<hidden>" in whole["command"]
     assert all(read_fragment(p)["result"] != whole["result"] for p in parts)
+
+
+def test_records_that_become_several_examples_are_refused_as_by_one_run(
+    fixture_mirror, cache_dir, tmp_path, capsys
+):
+    """cqs_gen's references as cr_diversity's predictions: a list per record. One process
+    with --out refuses it (a results file has one id per item); so does a shard (before: a
+    fragment of 4,136 examples under 186 ids)."""
+    where = ["--sources", str(fixture_mirror("cqs_gen")), "--cache-dir", cache_dir]
+    flags = ["--dataset", "cqs_gen", "--config", "interventions", "--split", "validation"]
+    flags += [*where, "--column", "predictions=references.cq"]
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--out", tmp_path / "w.json")
+    assert code == 2 and "a results file needs one id per scored item" in err
+    part = tmp_path / "part.json"
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--shard", "0/2", "--out", part)
+    assert code == 2 and "a fragment needs one id per scored item" in err
+    assert not part.exists()
+    # control: one value per record (the interventions' text) is sharded
+    flags[-1] = "predictions=intervention"
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--shard", "0/2", "--out", part)
+    assert code == 0 and part.exists(), err

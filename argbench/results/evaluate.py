@@ -228,6 +228,14 @@ def shard_split_records(
     resolved = resolve_columns(metric, dict(columns or {}), features)
     rows = chosen.data.to_list()
     ids = split_item_ids(chosen)
+    examples = inputs_from_records(metric, rows, None, features, resolved)
+    n = len(next(iter(examples.values())))
+    if n != len(rows):  # as `argbench evaluate --out` refuses it (one id per scored item)
+        raise ValueError(
+            f"--shard: the {len(rows):,} records of {chosen.label()} become {n:,} examples (a "
+            "list per record), and a fragment needs one id per scored item: score a "
+            "predictions FILE with --dataset"
+        )
     intervals = {"resamples": resamples, "seed": seed, "confidence": confidence} if ci else None
     return _fragment(
         metric,
