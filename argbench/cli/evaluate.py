@@ -295,8 +295,11 @@ def _cmd_ray(args) -> int:
     (:mod:`argbench.ray_route`); the file is the plain run's but for created/command/digest."""
     from argbench.ray_route import evaluate_on_ray, start_ray
 
-    if not (args.input and args.dataset and args.out) or args.shard or args.references:
-        raise UsageError("--engine ray goes with FILE --dataset --out (and no --shard)")
+    other = args.shard or args.references or args.references_dataset
+    if not (args.input and args.dataset and args.out) or other:
+        raise UsageError(
+            "--engine ray goes with FILE --dataset --out (and no --shard or --references)"
+        )
     if args.dev or args.plot:
         raise UsageError("--engine ray takes no --dev or --plot")
     note = lambda m: print(f"note: {m}", file=sys.stderr)  # noqa: E731
