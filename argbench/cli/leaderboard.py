@@ -187,6 +187,19 @@ def add_space_options(command) -> None:
     group.add_argument(
         "--references", metavar="DATASET", help="Hub dataset id (ORG/NAME[@rev]) of the references"
     )
+    group.add_argument(
+        "--submissions",
+        metavar="DATASET",
+        help="Hub dataset repo (ORG/NAME) the Space keeps the uploads in (default: "
+        "ORG/argbench-submissions, ORG the references' owner; created private when missing)",
+    )
+    group.add_argument(
+        "--board-cards",
+        nargs="+",
+        default=[],
+        metavar="CARD",
+        help="judge cards (argbench judge-card) the Space's board shows, as --cards does",
+    )
     group.add_argument("--references-config", help="its config (e.g. interventions)")
     group.add_argument("--references-split", help="its split (e.g. test)")
     group.add_argument(
@@ -224,6 +237,7 @@ def publish_space(args) -> int:
         space_config = config(
             metric,
             args.references,
+            submissions=args.submissions,
             references_config=args.references_config,
             references_split=args.references_split,
             model=args.model,
@@ -238,6 +252,7 @@ def publish_space(args) -> int:
         args.leaderboard,
         args.repo_id,
         space_config,
+        cards=args.board_cards,
         out_dir=args.out,
         private=args.private,
         dry_run=args.dry_run,
