@@ -23,6 +23,7 @@ from argbench.hub_eval import eval_yaml
 from argbench.io import staged_folder
 from argbench.leaderboard.space import BOARD_CARDS, BOARD_RESULTS, write_space
 from argbench.loaders import builder_class
+from argbench.sources import hub_reachable, is_offline
 from argbench.space_bundle import check_space_name, space_folder
 
 __all__ = [
@@ -69,8 +70,6 @@ def check_credentials(api=None):
     """The Hub is reachable and accepts our token, checked before any build or upload (a
     publish that builds for minutes and then fails on the network loses that work). Returns
     the api to use."""
-    from argbench.sources import hub_reachable, is_offline
-
     if api is None:
         if is_offline("models") or not hub_reachable():
             why = "HF_HUB_OFFLINE is set" if is_offline("models") else "no route to the Hub"

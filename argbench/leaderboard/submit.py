@@ -29,6 +29,7 @@ import tempfile
 from html import escape
 from pathlib import Path
 
+from argbench.embedding import offline_minilm
 from argbench.io import atomic_write, name_key, parse_json
 from argbench.leaderboard.judge_cards import read_card
 from argbench.leaderboard.site import task_body, write_site
@@ -117,8 +118,6 @@ def score_upload(path, name: str, config: dict, *, label=None, note=lambda m: No
     """The results document of an upload: ``argbench evaluate``'s scoring with intervals,
     against the Space's references (``config["references"]``: a Hub dataset id, a folder or
     an argbench name)."""
-    from argbench.embedding import offline_minilm
-
     label = label or Path(path).name
     name = check_name(name)
     check_upload(path, label, config["max_bytes"], config.get("questions", QUESTIONS))
