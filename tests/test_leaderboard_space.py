@@ -544,3 +544,49 @@ def test_bad_uploads_are_named_before_scoring(tmp_path, content, message):
 def test_system_names_with_markup_or_odd_characters_are_refused(name):
     with pytest.raises(submit.UploadError, match="system name"):
         submit.check_name(name)
+
+
+@pytest.mark.real_server
+def test_kept_uploads_are_read_back_through_the_results_checks(hub, tmp_path, monkeypatch):
+    """The submissions repo with this environment's huggingface_hub (the Space's runs in its
+    venv above): created private on the first read, an upload committed and seen by a second
+    copy, a name taken there refused, and a file edited in the repo named and never read
+    into the board (the copy stays as it was)."""
+    import huggingface_hub.file_download
+
+    from tests.test_leaderboard import IDS, results
+
+    api = hub.api()
+    # file URLs come from a template made at import (from HF_ENDPOINT, which the Space sets
+    # before it starts); this process imported huggingface_hub before the test Hub ran
+    monkeypatch.setattr(
+        huggingface_hub.file_download,
+        "HUGGINGFACE_CO_URL_TEMPLATE",
+        hub.url + "/{repo_id}/resolve/{revision}/{filename}",
+        raising=False,
+    )
+    first = submit.Submissions(KEPT, tmp_path / "first", api=api)
+    first.pull()
+    assert api.repo_info(KEPT, repo_type="dataset").private
+    doc = results("alpha", [0.5] * len(IDS))
+    assert first.add(doc) == "results/upload-alpha.json"
+    second = submit.Submissions(KEPT, tmp_path / "second", api=api)
+    second.pull()
+    assert [p.name for p in second.results.glob("*.json")] == ["upload-alpha.json"]
+    with pytest.raises(submit.UploadError, match="'ALPHA' is on the board already"):
+        second.add(results("ALPHA", [1.0] * len(IDS)))
+    good = (second.results / "upload-alpha.json").read_bytes()
+    edited = json.loads(good)
+    edited["system"] = "beta"
+    api.upload_file(
+        path_or_fileobj=json.dumps(edited).encode(),
+        path_in_repo="results/upload-alpha.json",
+        repo_id=KEPT,
+        repo_type="dataset",
+    )
+    with pytest.raises(
+        ValueError, match="upload-alpha.json: the content does not match its digest"
+    ):
+        second.pull()
+    assert (second.results / "upload-alpha.json").read_bytes() == good
+    assert not hub.calls()["unknown"]

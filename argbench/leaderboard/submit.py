@@ -205,7 +205,6 @@ class Submissions:
     def pull(self) -> str:
         """Make the copy the repo's results files at its head (created when missing); the
         head commit. The copy is replaced whole (a new folder renamed in), never half."""
-        from huggingface_hub import snapshot_download
         from huggingface_hub.errors import RepositoryNotFoundError
 
         try:
@@ -224,14 +223,12 @@ class Submissions:
         fresh = Path(tempfile.mkdtemp(prefix=".pull-", dir=self.folder))
         try:
             try:
-                snapshot_download(
+                self.api.snapshot_download(  # the api's endpoint and token, in every version
                     self.repo_id,
                     repo_type="dataset",
                     revision=info.sha,
                     allow_patterns=[f"{UPLOADS}/*.json"],
                     local_dir=fresh,
-                    token=self.api.token,
-                    endpoint=self.api.endpoint,
                 )
             except Exception as error:
                 if not _hub_failure(error):
