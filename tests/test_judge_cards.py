@@ -178,7 +178,7 @@ def test_a_random_judge_has_kappa_near_zero_and_the_board_marks_its_column(tmp_p
     names = list(LABELS)
     bad = card_document(rows, names, IDENTITY, matcher=random_judge(), resamples=500)
     good = card_document(rows, names, IDENTITY, matcher=oracle(rows), resamples=500)
-    q_bad, q_good = bad["result"]["question_level"], good["result"]["question_level"]
+    q_bad, q_good = bad["result"]["item_level"], good["result"]["item_level"]
     assert abs(q_bad["kappa"]) < 0.1 and q_bad["kappa_low"] < 0 < q_bad["kappa_high"]
     assert q_good["kappa"] > 0.9 and q_good["kappa_low"] > 0.5  # the control
     assert summary(bad)["chance"] and not summary(good)["chance"]
@@ -269,7 +269,7 @@ def test_the_minilm_card_and_the_report_share_one_computation(real_corpora, tmp_
     doc = card_document(
         list(split), names, IDENTITY, model=Embedder(minilm, cache_dir=False), resamples=1000
     )
-    q, s = doc["result"]["question_level"], doc["result"]["system_level"]
+    q, s = doc["result"]["item_level"], doc["result"]["system_level"]
     assert q["n"] == 1528 and q["n_unscored"] == 0
     assert q["kappa"] == pytest.approx(0.342, abs=1e-3)
     assert (q["kappa_low"], q["kappa_high"]) == pytest.approx((0.293, 0.389), abs=2e-3)
@@ -305,7 +305,7 @@ def test_an_llm_judge_card_against_the_real_llama_server(weights, real_corpora, 
             llm=endpoint, interventions=1, submissions=3, resamples=200, log=print, **where
         )
     r = doc["result"]
-    q, labels = r["question_level"], r["labels"]
+    q, labels = r["item_level"], r["labels"]
     assert r["sample"]["questions"] == 9 and len(labels) == 9 == len(doc["item_ids"])
     assert q["n_unscored"] == labels.count(ISSUE) >= 1  # SmolLM2 chatters: some unparseable
     assert q["n"] + q["n_unscored"] == 9 and q["unscored_rate"] == q["n_unscored"] / 9
@@ -320,4 +320,4 @@ def test_an_llm_judge_card_against_the_real_llama_server(weights, real_corpora, 
     assert r["time"]["seconds_per_1000_judgments"] > 0 and "cores" in r["time"]["machine"]
     assert "matcher:llm" in r["judge"]["signature"] and "structured" not in r["judge"]["fields"]
     path, _ = write_card(doc, tmp_path / "cards")
-    assert read_card(path)["result"]["question_level"]["n_unscored"] == q["n_unscored"]
+    assert read_card(path)["result"]["item_level"]["n_unscored"] == q["n_unscored"]

@@ -10,14 +10,18 @@ is ranked by that judge, and shows the card beside it (:func:`card_for`).
 
 from __future__ import annotations
 
+import importlib
 import time
 from html import escape
 from pathlib import Path
 
+from argbench.constants import JUDGE_CARD_TASKS
 from argbench.io import atomic_write
 from argbench.results import build_document, load_split, read_results, write_results
 from argbench.results.document import content_digest, plain
 from argbench.scoring import judge_card as compute
+from argbench.scoring import label_judge
+from argbench.scoring.annotator_agreement import majority
 from argbench.scoring.cq_reference_match import threshold_field
 from argbench.scoring.cq_submissions import N_SUBMISSIONS
 from argbench.signature import Signature
@@ -26,6 +30,9 @@ METRIC = "judge_card"
 # signature fields that say how a metric was run, not which judge labelled
 NOT_JUDGE = ("max_q", "refs", "labels")
 SAMPLE_ALL = "all"
+UNSCORED = "unscored"  # a relevance judge's label for a reply that is no label
+# the CQs-Gen card's sample options, which another card refuses rather than ignores
+SAMPLE_OPTIONS = ("interventions", "submissions")
 
 
 def judge_fields(signature: str) -> dict[str, str]:
@@ -77,6 +84,7 @@ def card_document(
     name: str | None = None,
     command: str | None = None,
     log=print,
+    items: int | None = None,
 ) -> dict:
     """The judge card document of one judge on CQs-Gen's labelled shared-task questions.
 
@@ -86,6 +94,10 @@ def card_document(
     unscored), or a callable ``matcher`` (``cq_reference_match``'s). ``interventions``: the
     first N interventions only (a stated sample). ``consistency``: ask the LLM again and with
     the references reordered (default: for an LLM)."""
+    if items is not None:
+        raise ValueError(
+            "the cqs_gen card has no --items (its sample: --interventions, --submissions)"
+        )
     total = len(rows)
     rows = sample_rows(list(rows), interventions, submissions)
     if llm is not None:
@@ -152,6 +164,8 @@ def card_document(
     ).render()
     result = {
         "signature": card_signature,
+        "task": "cqs_gen",
+        "unit": "question",
         "judge": {"metric": signature.name, "fields": fields, "signature": signature.render()},
         "name": name or _judge_name(fields),
         "sample": {
@@ -161,19 +175,22 @@ def card_document(
             "submissions": systems["correlation"]["n"],
             "questions": agreement["n"] + agreement["n_unscored"],
         },
-        "question_level": {
-            k: agreement[k]
-            for k in (
-                "kappa",
-                "kappa_low",
-                "kappa_high",
-                "accuracy",
-                "nae_rate",
-                "unscored_rate",
-                "n",
-                "n_unscored",
-                "confusion",
-            )
+        "item_level": {
+            "columns_note": " (NAE: the judge found no matching reference)",
+            **{
+                k: agreement[k]
+                for k in (
+                    "kappa",
+                    "kappa_low",
+                    "kappa_high",
+                    "accuracy",
+                    "nae_rate",
+                    "unscored_rate",
+                    "n",
+                    "n_unscored",
+                    "confusion",
+                )
+            },
         },
         "system_level": {
             "correlation": systems["correlation"],
@@ -212,13 +229,216 @@ def card_document(
     )
 
 
+def relevance_items(rows: list[dict]) -> tuple[list[str], list[list[dict]], int]:
+    """CAM's expert sheets (``cam_relevance`` config ``expert``) as the relevance card's items:
+    per object pair (the bootstrap's unit, first-seen order) its sentences, each with the
+    experts' label (the majority of the sheets that labelled it, the higher on a tie: the
+    paper's rule) and an id; sentences are one item per object pair and whitespace-normalised,
+    case-folded text (the reproduction's key). Also how many sheet rows carry no label (left
+    out, counted)."""
+    pairs: dict = {}
+    unlabelled = 0
+    for i, row in enumerate(rows):
+        for field in ("object_a", "object_b", "argument"):
+            if not isinstance(row.get(field), str) or not row[field].strip():
+                raise ValueError(f"cam_relevance expert rows[{i}]: {field!r} is not a text")
+        if row.get("label") is None:
+            unlabelled += 1
+            continue
+        key = frozenset((row["object_a"].lower(), row["object_b"].lower()))
+        text = " ".join(row["argument"].split()).lower()
+        sentences = pairs.setdefault(key, {})
+        sentences.setdefault(
+            text, {**{k: row[k] for k in ("object_a", "object_b", "argument")}, "labels": []}
+        )
+        sentences[text]["labels"].append(int(row["label"]))
+    names, items = [], []
+    for sentences in pairs.values():
+        first = next(iter(sentences.values()))
+        name = f"{first['object_a']} vs {first['object_b']}"
+        names.append(name)
+        items.append(
+            [
+                {**item, "id": f"{name}#{k}", "human": str(majority(item.pop("labels")))}
+                for k, item in enumerate(sentences.values())
+            ]
+        )
+    return names, items, unlabelled
+
+
+def spread_sample(groups: list[list[dict]], n: int | None) -> list[list[dict]]:
+    """The first ``n`` items taken round-robin over the groups in order (the first item of
+    every group, then the second, ...), so a small sample still spans many groups; None: all."""
+    if n is None:
+        return groups
+    total = sum(len(g) for g in groups)
+    if n < 1 or n > total:
+        raise ValueError(f"--items must be 1..{total}, got {n}")
+    order = sorted(
+        ((k, g) for g, group in enumerate(groups) for k in range(len(group))),
+    )[:n]
+    keep = {(g, k) for k, g in order}
+    kept = [
+        [item for k, item in enumerate(group) if (g, k) in keep] for g, group in enumerate(groups)
+    ]
+    return [group for group in kept if group]
+
+
+def relevance_card(split=None, *, sources=None, cache_dir=None, **options) -> dict:
+    """:func:`relevance_card_document` on ``split`` (default: ``load_split("cam_relevance",
+    "expert", "train")`` from ``sources``)."""
+    if split is None:
+        split = load_split("cam_relevance", "expert", "train", sources=sources, cache_dir=cache_dir)
+    return relevance_card_document(split.data.to_list(), split, **options)
+
+
+def relevance_card_document(
+    rows: list[dict],
+    split,
+    *,
+    llm=None,
+    matcher=None,
+    items: int | None = None,
+    resamples: int = 1_000,
+    seed: int = 0,
+    consistency: bool | None = None,
+    name: str | None = None,
+    command: str | None = None,
+    log=print,
+    **ignored,
+) -> dict:
+    """The judge card of an LLM labelling CAM argument relevance 0-3 (the paper's §3.4, its
+    Figure 8 prompt: :data:`argbench.scoring.label_judge.RELEVANCE`) against the experts'
+    labels of the sentences of the expert sheets: agreement, Cohen's κ (the four labels as
+    classes) with a bootstrap interval over object pairs, the confusion matrix, the unscored
+    share (a reply that is no label), consistency (the same requests again; the two objects
+    named in the other order) and the time per 1,000 judgments. ``llm``: the endpoint;
+    ``matcher``: a callable ``(object_a, object_b, argument) -> reply text`` instead.
+    ``items``: a stated sample (:func:`spread_sample`). ``ignored``: the other cards'
+    options (threshold, interventions, ...), which do not apply here."""
+    unused = sorted(k for k, v in ignored.items() if v is not None and k in SAMPLE_OPTIONS)
+    if unused:
+        raise ValueError(f"the cam_relevance card has no {', '.join(unused)} (its sample: --items)")
+    names, groups, unlabelled = relevance_items(rows)
+    total, all_pairs = sum(len(g) for g in groups), len(names)
+    groups = spread_sample(groups, items)
+    kept = {g[0]["id"].rsplit("#", 1)[0] for g in groups}
+    names = [n for n in names if n in kept]
+    flat = [item for group in groups for item in group]
+    judge = {"llm": llm} if matcher is None else {"judge": matcher}
+    prompt = label_judge.RELEVANCE
+    start = time.perf_counter()
+    log(f"judge card: {len(flat)} CAM sentences of {len(names)} object pairs")
+    asked = label_judge.ask_labels(prompt, flat, **judge)
+    timed = time.perf_counter() - start
+    labels = [UNSCORED if x is None else x for x in asked["labels"]]
+    bounds = [0]
+    for group in groups:
+        bounds.append(bounds[-1] + len(group))
+    per_group = [labels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    human = [[item["human"] for item in group] for group in groups]
+    agreement = compute.item_agreement(
+        per_group,
+        human,
+        classes=prompt.labels,
+        unscored=UNSCORED,
+        resamples=resamples,
+        seed=seed,
+    )
+    stability = None
+    if consistency if consistency is not None else llm is not None:
+        log("judge card: the same requests again, and the objects in the other order")
+        again = label_judge.ask_labels(prompt, flat, **judge)["labels"]
+        swapped = [{**x, "object_a": x["object_b"], "object_b": x["object_a"]} for x in flat]
+        other = label_judge.ask_labels(prompt, swapped, **judge)["labels"]
+        repeat, n_repeat = compute.answers_changed(asked["labels"], again)
+        reorder, n_reorder = compute.answers_changed(asked["labels"], other)
+        stability = {
+            "repeat_changed": repeat,
+            "n_repeat": n_repeat,
+            "reorder_changed": reorder,
+            "n_reorder": n_reorder,
+            "reorder": "with the two objects named in the other order",
+        }
+    seconds = time.perf_counter() - start
+    judge_signature = Signature.parse(asked["signature"])
+    fields = judge_fields(judge_signature.render())
+    which = (
+        SAMPLE_ALL
+        if items is None
+        else f"first {_count(items, 'sentence')} round-robin over the object pairs"
+    )
+    card_signature = Signature(
+        METRIC,
+        [
+            ("judge", judge_signature.render()),
+            ("data", "cam_relevance/expert/train"),
+            ("sample", which),
+            ("boot", f"object_pairs:{resamples}:{seed}"),
+        ],
+    ).render()
+    result = {
+        "signature": card_signature,
+        "task": "cam_relevance",
+        "unit": "sentence",
+        "judge": {
+            "metric": judge_signature.name,
+            "fields": fields,
+            "signature": judge_signature.render(),
+        },
+        "name": name or _judge_name(fields),
+        "sample": {
+            "interventions": len(names),
+            "of": all_pairs,
+            "which": which,
+            "questions": len(flat),
+            "sentences_of": total,
+            "sheet_rows_without_label": unlabelled,
+        },
+        "item_level": {
+            "columns_note": " (unscored replies are left out)",
+            **{k: v for k, v in agreement.items() if k != "n_groups"},
+        },
+        "system_level": None,
+        "consistency": stability,
+        "time": {
+            "seconds": seconds,
+            "judgments": len(flat),
+            "seconds_per_1000_judgments": 1000 * timed / len(flat),
+            "machine": _machine(),
+        },
+        "bootstrap": {
+            "unit": "object pair",
+            "resamples": resamples,
+            "seed": seed,
+            "confidence": 0.95,
+            "interval": "percentile",
+        },
+        "labels": labels,
+        "human_labels": [item["human"] for item in flat],
+        "replies": asked["replies"],
+    }
+    return build_document(
+        METRIC, result, split, [x["id"] for x in flat], system=result["name"], command=command
+    )
+
+
+def card_builder(task: str):
+    """The function that builds the card of ``task`` (declared in
+    :data:`argbench.constants.JUDGE_CARD_TASKS`)."""
+    module, _, function = JUDGE_CARD_TASKS[task]["build"].partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _judge_name(fields: dict) -> str:
-    if fields.get("matcher") == "llm":
+    if "llm" in fields:
         return f"LLM {fields.get('llm')} (prompt {fields.get('prompt')})"
+    if "sts" not in fields.values() and "model" not in fields:
+        return str(fields.get("judge") or fields.get("matcher"))
     model = str(fields.get("model", "?")).split("@")[0]
     return f"STS {model} {fields.get('thr', '')}".strip()
 
@@ -280,46 +500,59 @@ def _ci(value, low, high, digits=3) -> str:
 
 
 def summary(doc: dict) -> dict:
-    """What a board shows of a card: κ and the ranking correlations, with intervals, and
-    whether κ's interval reaches 0 (no better than chance)."""
-    q, s = doc["result"]["question_level"], doc["result"]["system_level"]
-    c, iv = s["correlation"], s["intervals"]
+    """What a board shows of a card: κ and the ranking correlations (if the card has a
+    ranking level), with intervals, and whether κ's interval reaches 0 (no better than
+    chance)."""
+    q, s = doc["result"]["item_level"], doc["result"].get("system_level")
     undefined = q["kappa"] is None or q["kappa"] != q["kappa"]
     chance = not undefined and (q["kappa_low"] is None or q["kappa_low"] <= 0)
-    return {
+    out = {
         "kappa": _ci(q["kappa"], q["kappa_low"], q["kappa_high"]),
-        "spearman": _ci(c["spearman_ranks"], *iv["spearman_ranks"].values()),
-        "pearson": _ci(c["pearson_scores"], *iv["pearson_scores"].values()),
-        "kendall": _ci(c["kendall_tau"], *iv["kendall_tau"].values()),
         "chance": chance,
         "undefined": undefined,
         "sample": doc["result"]["sample"]["which"],
         "slug": card_slug(doc),
+        "ranking": s is not None,
     }
+    for name, key in (
+        ("spearman", "spearman_ranks"),
+        ("pearson", "pearson_scores"),
+        ("kendall", "kendall_tau"),
+    ):
+        out[name] = _ci(s["correlation"][key], *s["intervals"][key].values()) if s else _f(None)
+    return out
 
 
 def card_text(doc: dict) -> str:
     """The card in a few lines (the command's stdout, the note)."""
     r = doc["result"]
-    q, s, t = r["question_level"], r["system_level"], r["time"]
+    q, s, t = r["item_level"], r.get("system_level"), r["time"]
+    unit, group = r.get("unit", "question"), r["bootstrap"]["unit"]
     sm = summary(doc)
+    sample = r["sample"]
     lines = [
         f"judge card: {r['name']}",
         f"  judge: {r['judge']['signature']}",
-        f"  sample: {r['sample']['interventions']} of {r['sample']['of']} interventions "
-        f"({r['sample']['which']}), {r['sample']['questions']:,} labelled questions",
-        f"  question level: kappa {sm['kappa']} (95% bootstrap over interventions), agreement "
-        f"{_f(q['accuracy'])}, NAE {_f(q['nae_rate'])}, unscored {_f(q['unscored_rate'])} "
-        f"({q['n_unscored']:,} of {q['n'] + q['n_unscored']:,})",
-        f"  system level (§6.1, {s['correlation']['n']} submissions): Pearson {sm['pearson']}, "
-        f"Spearman {sm['spearman']}, Kendall {sm['kendall']}",
+        f"  sample: {sample['interventions']} of {sample['of']} {group}s "
+        f"({sample['which']}), {sample['questions']:,} labelled {unit}s",
+        f"  {unit} level: kappa {sm['kappa']} (95% bootstrap over {group}s), agreement "
+        f"{_f(q['accuracy'])}"
+        + (f", NAE {_f(q['nae_rate'])}" if "nae_rate" in q else "")
+        + f", unscored {_f(q['unscored_rate'])} ({q['n_unscored']:,} of "
+        f"{q['n'] + q['n_unscored']:,})",
     ]
+    if s is not None:
+        lines.append(
+            f"  {s.get('level', 'system level (§6.1')}, {s['correlation']['n']} "
+            f"{s.get('ranked', 'submissions')}): Pearson {sm['pearson']}, "
+            f"Spearman {sm['spearman']}, Kendall {sm['kendall']}"
+        )
     if r.get("consistency"):
         c = r["consistency"]
         lines.append(
             f"  consistency: {_f(c['repeat_changed'])} of {c['n_repeat']:,} answers change when "
-            f"asked again, {_f(c['reorder_changed'])} of {c['n_reorder']:,} with the references "
-            "reordered (answers usable both times)"
+            f"asked again, {_f(c['reorder_changed'])} of {c['n_reorder']:,} "
+            f"{c.get('reorder', 'with the references reordered')} (answers usable both times)"
         )
     per = t["seconds_per_1000_judgments"]
     encoded = t.get("texts_encoded")
@@ -346,7 +579,7 @@ STYLE = (
 def card_page(doc: dict) -> str:
     """The card as one self-contained page (a data file's text is always escaped)."""
     r = doc["result"]
-    q, s = r["question_level"], r["system_level"]
+    q, s = r["item_level"], r.get("system_level")
     labels = q["confusion"]["labels"]
     matrix = "".join(
         f"<tr><th>{escape(labels[i])}</th>"
@@ -357,7 +590,7 @@ def card_page(doc: dict) -> str:
     systems = "".join(
         f"<tr><td>{escape(x['system'])}</td><td class='n'>{_fmt(x['score'])}</td>"
         f"<td class='n'>{_fmt(x['human'])}</td></tr>"
-        for x in s["systems"]
+        for x in (s or {}).get("systems", [])
     )
     body = [
         f"<h1>Judge card: {escape(r['name'])}</h1>",
@@ -368,12 +601,16 @@ def card_page(doc: dict) -> str:
         "</code></p>",
         f"<pre>{escape(card_text(doc))}</pre>",
         "<h2>Confusion matrix</h2><p class='small'>rows: people's label; columns: the "
-        "judge's (NAE: the judge found no matching reference)</p><table><thead><tr><th></th>"
+        f"judge's{escape(q.get('columns_note', ''))}</p><table><thead><tr><th></th>"
         + "".join(f"<th>{escape(x)}</th>" for x in labels)
         + f"</tr></thead><tbody>{matrix}</tbody></table>",
-        "<h2>The submissions, judge and people</h2><table><thead><tr><th>system</th>"
-        f"<th>judge score</th><th>human score</th></tr></thead><tbody>{systems}</tbody></table>",
     ]
+    if systems:
+        body.append(
+            f"<h2>The {escape(s.get('ranked', 'submissions'))}, judge and people</h2><table>"
+            "<thead><tr><th>system</th><th>judge score</th><th>human score</th></tr></thead>"
+            f"<tbody>{systems}</tbody></table>"
+        )
     title = escape(f"Judge card: {r['name']}")
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"

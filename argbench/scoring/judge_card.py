@@ -42,7 +42,15 @@ from argbench.scoring.statistics import (
     resample_counts,
 )
 
-__all__ = ["llm_consistency", "question_level", "system_level", "test_questions"]
+__all__ = [
+    "answers_changed",
+    "item_agreement",
+    "kappa_interval",
+    "llm_consistency",
+    "question_level",
+    "system_level",
+    "test_questions",
+]
 
 RESAMPLES = 1_000
 CORRELATIONS = ("pearson_scores", "spearman_ranks", "kendall_tau")
@@ -66,34 +74,108 @@ def test_questions(rows) -> tuple[list[str], list[list[str]], list[list], list[l
     return ids, questions, human, refs
 
 
-def _code(labels: Sequence[str]) -> np.ndarray:
-    code = {name: k for k, name in enumerate([*CATEGORIES, ISSUE])}
-    return np.array([code[label] for label in labels], dtype=int)
+def _code(labels: Sequence, classes: Sequence = CATEGORIES, unscored=ISSUE) -> np.ndarray:
+    """Labels as class indices; ``unscored`` (no usable reply) is the index past the classes.
+    Anything else is an error naming the label: a label is never silently dropped."""
+    code = {name: k for k, name in enumerate([*classes, unscored])}
+    try:
+        return np.array([code[label] for label in labels], dtype=int)
+    except KeyError as error:
+        raise ValueError(f"label {error.args[0]!r} is none of {list(classes)}") from None
 
 
 def kappa_interval(
-    predicted: Sequence[Sequence[str]],
-    human: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence],
+    human: Sequence[Sequence],
     *,
+    classes: Sequence = CATEGORIES,
+    unscored=ISSUE,
     resamples: int = RESAMPLES,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> tuple[float, float]:
-    """Percentile-bootstrap interval of Cohen's κ (NAE a class; unscored replies left out)
-    over groups: ``predicted[g]`` and ``human[g]`` are the label names of group g's
-    questions. A resample's confusion matrix is the count-weighted sum of the groups'."""
-    k = len(CATEGORIES)
-    per_group = np.zeros((len(predicted), k, k))
-    for g, (p, h) in enumerate(zip(predicted, human, strict=True)):
-        p, h = _code(p), _code(h)
-        kept = p < k  # ISSUE (unscored) is the code past the categories
-        np.add.at(per_group[g], (h[kept], p[kept]), 1)
+    """Percentile-bootstrap interval of Cohen's κ over groups: ``predicted[g]`` and
+    ``human[g]`` are the labels (of ``classes``) of group g's items; a judge's ``unscored``
+    label is left out. A resample's confusion matrix is the count-weighted sum of the
+    groups'."""
+    per_group = _group_matrices(predicted, human, classes, unscored)
+    k = len(classes)
     flat = per_group.reshape(len(predicted), k * k)
     kappas = [
         kappa_rows((counts.astype(float) @ flat).reshape(-1, k, k))
         for counts in resample_counts(len(predicted), resamples, seed)
     ]
     return _interval(np.concatenate(kappas), confidence)
+
+
+def _group_matrices(predicted, human, classes, unscored) -> np.ndarray:
+    """Per group, the confusion matrix (rows: people, columns: the judge) of its scored items."""
+    k = len(classes)
+    per_group = np.zeros((len(predicted), k, k))
+    for g, (p, h) in enumerate(zip(predicted, human, strict=True)):
+        p, h = _code(p, classes, unscored), _code(h, classes, unscored)
+        if (h >= k).any():
+            raise ValueError(
+                f"group {g}: a human label is {unscored!r}: people's labels are all scored"
+            )
+        kept = p < k
+        np.add.at(per_group[g], (h[kept], p[kept]), 1)
+    return per_group
+
+
+def item_agreement(
+    predicted: Sequence[Sequence],
+    human: Sequence[Sequence],
+    *,
+    classes: Sequence,
+    unscored=None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict:
+    """A judge's labels against people's, item by item, items grouped by the bootstrap's unit
+    (``predicted[g]``, ``human[g]``: group g's labels, of ``classes``; the judge's
+    ``unscored`` label: no usable reply, left out of every figure and counted). Returns
+    agreement (``accuracy``), Cohen's κ (:func:`kappa_rows` on the summed matrix, the formula
+    of its bootstrap rows) with its percentile interval over groups, the confusion matrix
+    (rows: people, columns: the judge), ``n`` scored, ``n_unscored``, ``unscored_rate``.
+    Nothing scored: every figure NaN, never zero."""
+    per_group = _group_matrices(predicted, human, classes, unscored)
+    matrix = per_group.sum(axis=0)
+    n = int(matrix.sum())
+    total = sum(len(p) for p in predicted)
+    kappa = float(kappa_rows(matrix[None])[0])
+    low, high = kappa_interval(
+        predicted,
+        human,
+        classes=classes,
+        unscored=unscored,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    return {
+        "kappa": kappa,
+        "kappa_low": low,
+        "kappa_high": high,
+        "accuracy": float(np.trace(matrix) / n) if n else float("nan"),
+        "n": n,
+        "n_unscored": total - n,
+        "unscored_rate": (total - n) / total if total else float("nan"),
+        "confusion": {
+            "labels": [str(c) for c in classes],
+            "matrix": matrix.astype(int).tolist(),
+        },
+        "n_groups": len(predicted),
+    }
+
+
+def answers_changed(first: Sequence, second: Sequence) -> tuple[float, int]:
+    """The share of answers that differ between two runs of the same requests, over the
+    answers usable both times (None: unusable), and how many those are (NaN share: none)."""
+    both = [(x, y) for x, y in zip(first, second, strict=True) if x is not None and y is not None]
+    share = sum(x != y for x, y in both) / len(both) if both else float("nan")
+    return share, len(both)
 
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -246,14 +328,9 @@ def llm_consistency(rows, *, label_names: Sequence[str] = LABELS, seed: int = 0,
             for i, label in zip(flat_ids, flat_labels, strict=True)
         ]
 
-    def changed(a, b) -> tuple[float, int]:
-        both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-        share = sum(x != y for x, y in both) / len(both) if both else float("nan")
-        return share, len(both)
-
     first, again, shuffled = answers(refs), answers(refs), answers(_reordered(refs, seed))
-    repeat, n_repeat = changed(first, again)
-    reorder, n_reorder = changed(first, shuffled)
+    repeat, n_repeat = answers_changed(first, again)
+    reorder, n_reorder = answers_changed(first, shuffled)
     return {
         "repeat_changed": repeat,
         "n_repeat": n_repeat,
