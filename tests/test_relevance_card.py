@@ -13,6 +13,7 @@ from argbench.cli import main
 from argbench.leaderboard.judge_cards import (
     UNSCORED,
     card_text,
+    pairwise_card_document,
     read_card,
     relevance_card,
     relevance_card_document,
@@ -201,7 +202,12 @@ def test_the_command_refuses_a_relevance_card_without_an_llm_or_with_another_car
     assert main(["judge-card", "--out", str(tmp_path), "--task", "cam_relevance"]) == 2
     assert "--task cam_relevance needs --judge" in capsys.readouterr().err
     assert main(["judge-card", "--out", str(tmp_path), "--items", "3"]) == 2
-    assert "cqs_gen card has no --items" in capsys.readouterr().err
+    assert "cqs_gen card has no --items" in capsys.readouterr().err  # before any work
+    assert main(["judge-card", "--out", str(tmp_path), "--task", "webis_logical",
+                 "--judge", "x", "--interventions", "1"]) == 2  # fmt: skip
+    assert "webis_logical card has no --interventions (its sample: --items)" in (
+        capsys.readouterr().err
+    )
     with pytest.raises(SystemExit) as exit_:
         main(["judge-card", "--out", str(tmp_path), "--task", "nope"])
     assert (
@@ -256,3 +262,108 @@ def test_a_relevance_card_against_the_real_llama_server(weights, real_corpora, t
     assert "judge:llm" in r["judge"]["signature"] and "structured" not in r["judge"]["fields"]
     path, _ = write_card(doc, tmp_path / "cards")
     assert read_card(path)["result"]["item_level"]["n_unscored"] == q["n_unscored"]
+
+
+# ---- the Webis-ArgQuality-20 pairwise card ---------------------------------------------
+
+DIMENSIONS = ["rhetorical", "logical", "dialectical"]
+WEBIS = {"name": "webis_argquality20", "config": "pairwise", "split": "train",
+         "version": "1.0.0", "content_hash": "2" * 64, "source": "argbench"}  # fmt: skip
+
+
+def _webis(topics: int = 10, arguments: int = 8, seed: int = 0):
+    """Pairwise rows of one dimension (logical) where the people prefer the argument of the
+    higher hidden quality (ties when equal), and the scores config's texts."""
+    rng = random.Random(seed)
+    scores, pairs = [], []
+    for t in range(topics):
+        quality = [rng.randrange(4) for _ in range(arguments)]
+        for k in range(arguments):
+            scores.append({"topic_id": t, "discussion_id": 100 + t, "argument_id": k,
+                           "premise": f"Argument {k} of topic {t}."})  # fmt: skip
+        for i in range(arguments):
+            for j in range(i + 1, arguments):
+                winner = 0 if quality[i] > quality[j] else 1 if quality[i] < quality[j] else 2
+                pairs.append({"topic_id": t, "dimension": 1, "discussion_id_a": 100 + t,
+                              "argument_id_a": i, "discussion_id_b": 100 + t,
+                              "argument_id_b": j, "winner": winner})  # fmt: skip
+    return pairs, scores
+
+
+def _pairwise(pairs, scores, matcher, **options):
+    return pairwise_card_document(
+        pairs, scores, DIMENSIONS, WEBIS, dimension="logical", matcher=matcher,
+        log=lambda m: None, resamples=300, **options,
+    )  # fmt: skip
+
+
+def test_a_pairwise_judge_answering_the_peoples_outcome_has_kappa_one_and_their_ranking():
+    pairs, scores = _webis()
+    truth = {}
+    for p in pairs:
+        a = f"Argument {p['argument_id_a']} of topic {p['topic_id']}."
+        b = f"Argument {p['argument_id_b']} of topic {p['topic_id']}."
+        truth[(a, b)] = "AB"[p["winner"]] if p["winner"] < 2 else "tie"
+        truth[(b, a)] = "BA"[p["winner"]] if p["winner"] < 2 else "tie"
+    good = _pairwise(
+        pairs, scores, lambda text_a, text_b: truth[(text_a, text_b)], consistency=True
+    )
+    r = good["result"]
+    assert r["item_level"]["kappa"] == 1.0 and r["item_level"]["n"] == 280
+    s = r["system_level"]
+    assert s["correlation"]["n"] == 80 and s["correlation"]["spearman_ranks"] == pytest.approx(1)
+    assert s["intervals"]["kendall_tau"]["low"] == pytest.approx(1)
+    # swapped texts: the answer is read back (B then means A), so a steady judge changes none
+    assert r["consistency"]["reorder_changed"] == 0.0 == r["consistency"]["repeat_changed"]
+    assert "ranking level (Bradley–Terry, 80 arguments" in card_text(good)
+    pairs, scores = _webis(topics=20, arguments=10)
+    rng = random.Random(2)
+    bad = _pairwise(pairs, scores, lambda **_: rng.choice(["A", "B", "tie"]))
+    q, s = bad["result"]["item_level"], bad["result"]["system_level"]
+    assert abs(q["kappa"]) < 0.05 and q["kappa_low"] < 0 < q["kappa_high"] and q["n"] == 900
+    assert s["intervals"]["spearman_ranks"]["low"] < 0 < s["intervals"]["spearman_ranks"]["high"]
+
+
+def test_a_pairwise_judge_by_position_is_caught_by_the_swapped_order_and_unparseable_unscored():
+    pairs, scores = _webis(topics=4, arguments=5)
+    first = _pairwise(pairs, scores, lambda **_: "A", consistency=True)
+    assert first["result"]["consistency"]["reorder_changed"] == 1.0
+    chatty = _pairwise(pairs, scores, lambda text_a, **_: "A" if "0 of" in text_a else "Both!")
+    q = chatty["result"]["item_level"]
+    assert q["n"] == 16 and q["n_unscored"] == 40 - 16 and q["unscored_rate"] == 24 / 40
+    # the Bradley–Terry fits use the pairs the judge answered, on both sides
+    assert chatty["result"]["system_level"]["correlation"]["n"] == 4 * 5
+
+
+def test_a_pairwise_card_names_a_pair_whose_argument_has_no_text():
+    pairs, scores = _webis(topics=2, arguments=3)
+    scores[1]["premise"] = "  "
+    with pytest.raises(ValueError, match=r"rows\[0\]: argument b \(0, 100, 1\) has no text"):
+        _pairwise(pairs, scores, lambda **_: "A")
+
+
+@pytest.mark.real_server
+@pytest.mark.mirror
+def test_a_webis_pairwise_card_against_the_real_llama_server(weights, real_corpora, tmp_path):
+    """SmolLM2 on llama.cpp judges 6 Webis pairs (logical quality, round-robin over the
+    topics), free text, asked again and with the texts swapped: unparseable replies
+    unscored; the card is written and read back."""
+    from argbench.leaderboard.judge_cards import card_builder
+    from argbench.llm import serve_gguf
+
+    real_corpora.folder("webis_argquality20")
+    where = {"sources": str(real_corpora.mirror), "cache_dir": real_corpora.cache}
+    with serve_gguf(weights, progress=False, max_tokens=8, log_file=tmp_path / "log") as endpoint:
+        endpoint.cache_dir = False
+        endpoint.structured = endpoint.structured_used = "off"
+        doc = card_builder("webis_logical")(llm=endpoint, items=6, resamples=100, **where)
+    r = doc["result"]
+    q, labels = r["item_level"], r["labels"]
+    assert len(labels) == 6 and q["n"] + q["n_unscored"] == 6 == r["sample"]["interventions"]
+    assert q["n_unscored"] == labels.count(UNSCORED)
+    assert (
+        r["task"] == "webis_logical"
+        and "data:webis_argquality20/pairwise/train/logical" in (doc["signature"])
+    )
+    path, _ = write_card(doc, tmp_path / "cards")
+    assert read_card(path)["result"]["item_level"]["n"] == q["n"]

@@ -98,8 +98,8 @@ def add_commands(subparsers) -> None:
     command.add_argument(
         "--items",
         type=positive_int,
-        help="cam_relevance: only the first N sentences, round-robin over the object pairs "
-        "(a stated sample; default: all)",
+        help="cam_relevance, webis_*: only the first N sentences or pairs, round-robin over "
+        "the object pairs or topics (a stated sample; default: all)",
     )
     command.add_argument("--resamples", type=positive_int, default=1_000, help="default 1,000")
     command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
@@ -274,6 +274,10 @@ def _cmd_judge_card(args) -> int:
     task = JUDGE_CARD_TASKS[args.task]
     if not task["sts"] and not args.judge:
         raise UsageError(f"--task {args.task} needs --judge (an LLM): {task['help']}")
+    for option in ("interventions", "submissions", "items"):
+        if getattr(args, option) is not None and option not in task["sample"]:
+            takes = ", ".join(f"--{o}" for o in task["sample"])
+            raise UsageError(f"the {args.task} card has no --{option} (its sample: {takes})")
     build = card_builder(args.task)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

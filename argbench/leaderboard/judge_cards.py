@@ -10,6 +10,7 @@ is ranked by that judge, and shows the card beside it (:func:`card_for`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from html import escape
@@ -296,9 +297,142 @@ def relevance_card_document(
     rows: list[dict],
     split,
     *,
+    items: int | None = None,
+    **options,
+) -> dict:
+    """The judge card of an LLM labelling CAM argument relevance 0-3 (the paper's §3.4, its
+    Figure 8 prompt: :data:`argbench.scoring.label_judge.RELEVANCE`) against the experts'
+    labels of the sentences of the expert sheets (:func:`relevance_items`): agreement,
+    Cohen's κ (the four labels as classes) with a bootstrap interval over object pairs, the
+    confusion matrix, the unscored share (a reply that is no label), consistency (the same
+    requests again; the two objects named in the other order) and the time per 1,000
+    judgments. ``items``: a stated sample (:func:`spread_sample`); ``options``:
+    :func:`label_card_document`'s."""
+    names, groups, unlabelled = relevance_items(rows)
+    return label_card_document(
+        names,
+        groups,
+        split,
+        prompt=label_judge.RELEVANCE,
+        task="cam_relevance",
+        unit="sentence",
+        group_unit="object pair",
+        data="cam_relevance/expert/train",
+        items=items,
+        swap=lambda x: {**x, "object_a": x["object_b"], "object_b": x["object_a"]},
+        reorder="with the two objects named in the other order",
+        counts={"sheet_rows_without_label": unlabelled},
+        **options,
+    )
+
+
+def pairwise_items(
+    pair_rows: list[dict], score_rows: list[dict], dimension: str, dimension_names
+) -> tuple[list[str], list[list[dict]]]:
+    """Webis-ArgQuality-20's pairwise judgments of one quality ``dimension`` as the pairwise
+    card's items: per topic (the bootstrap's unit, in topic order) its pairs, each with both
+    texts (the ``scores`` config's premises), the arguments' keys and the people's outcome
+    (A, B or tie). A pair whose argument has no text is an error naming it."""
+    texts = {
+        (r["topic_id"], r["discussion_id"], r["argument_id"]): r["premise"] for r in score_rows
+    }
+    outcome = {0: "A", 1: "B", 2: "tie"}  # the order of webis_argquality20's `winner`
+    wanted = list(dimension_names).index(dimension)
+    topics: dict = {}
+    for i, r in enumerate(pair_rows):
+        if r["dimension"] != wanted:
+            continue
+        t = r["topic_id"]
+        a = (t, r["discussion_id_a"], r["argument_id_a"])
+        b = (t, r["discussion_id_b"], r["argument_id_b"])
+        for side, key in (("a", a), ("b", b)):
+            if not isinstance(texts.get(key), str) or not texts[key].strip():
+                raise ValueError(f"webis pairwise rows[{i}]: argument {side} {key} has no text")
+        topics.setdefault(t, []).append(
+            {
+                "id": f"topic{t}/{a[1]}.{a[2]}-{b[1]}.{b[2]}",
+                "text_a": texts[a],
+                "text_b": texts[b],
+                "pair": (a, b),
+                "human": outcome[r["winner"]],
+            }
+        )
+    names = [f"topic {t}" for t in sorted(topics)]
+    return names, [topics[t] for t in sorted(topics)]
+
+
+_BACK = {"A": "B", "B": "A", "tie": "tie", None: None}  # an answer with the texts swapped
+
+
+def webis_pairwise_card(split=None, *, dimension: str, sources=None, cache_dir=None, **options):
+    """:func:`pairwise_card_document` on Webis-ArgQuality-20 (``pairwise`` and ``scores``
+    configs, from ``sources``) for one quality ``dimension``."""
+    where = {"sources": sources, "cache_dir": cache_dir}
+    if split is None:
+        split = load_split("webis_argquality20", "pairwise", "train", **where)
+    scores = load_split("webis_argquality20", "scores", "train", **where)
+    names = split.data.features["dimension"].names
+    return pairwise_card_document(
+        split.data.to_list(), scores.data.to_list(), names, split, dimension=dimension, **options
+    )
+
+
+def pairwise_card_document(
+    pair_rows, score_rows, dimension_names, split, *, dimension: str, items=None, **options
+) -> dict:
+    """The judge card of an LLM judging which of two arguments is better on a Webis quality
+    ``dimension`` (the crowd's question, :func:`argbench.scoring.label_judge.pairwise_prompt`)
+    against the people's pairwise judgments: agreement, κ (A, B, tie) with a bootstrap
+    interval over topics, confusion matrix, unscored share, consistency (asked again; the two
+    texts in the other order, the answer read back), time; and the correlation of the
+    Bradley–Terry merits fitted from its judgments with those fitted from the people's on the
+    same pairs (:func:`argbench.scoring.judge_card.bradley_terry_level`)."""
+    names, groups = pairwise_items(pair_rows, score_rows, dimension, dimension_names)
+    return label_card_document(
+        names,
+        groups,
+        split,
+        prompt=label_judge.pairwise_prompt(dimension),
+        task=f"webis_{dimension}",
+        unit="pair",
+        group_unit="topic",
+        data=f"webis_argquality20/pairwise/train/{dimension}",
+        items=items,
+        swap=lambda x: {**x, "text_a": x["text_b"], "text_b": x["text_a"]},
+        read_back=_BACK.get,
+        reorder="with the two texts in the other order",
+        ranking=lambda groups, judged, resamples, seed: compute.bradley_terry_level(
+            [[x["pair"] for x in g] for g in groups],
+            [[{"A": "a", "B": "b", "tie": "tie"}.get(x) for x in j] for j in judged],
+            [[{"A": "a", "B": "b", "tie": "tie"}[x["human"]] for x in g] for g in groups],
+            dimension=dimension,
+            resamples=resamples,
+            seed=seed,
+        ),
+        ranked="arguments: the merits fitted from its judgments vs from people's",
+        **options,
+    )
+
+
+def label_card_document(
+    names: list[str],
+    groups: list[list[dict]],
+    split,
+    *,
+    prompt,
+    task: str,
+    unit: str,
+    group_unit: str,
+    data: str,
+    swap,
+    reorder: str,
+    items: int | None = None,
+    read_back=lambda x: x,
+    ranking=None,
+    ranked: str | None = None,
+    counts: dict | None = None,
     llm=None,
     matcher=None,
-    items: int | None = None,
     resamples: int = 1_000,
     seed: int = 0,
     consistency: bool | None = None,
@@ -307,58 +441,57 @@ def relevance_card_document(
     log=print,
     **ignored,
 ) -> dict:
-    """The judge card of an LLM labelling CAM argument relevance 0-3 (the paper's §3.4, its
-    Figure 8 prompt: :data:`argbench.scoring.label_judge.RELEVANCE`) against the experts'
-    labels of the sentences of the expert sheets: agreement, Cohen's κ (the four labels as
-    classes) with a bootstrap interval over object pairs, the confusion matrix, the unscored
-    share (a reply that is no label), consistency (the same requests again; the two objects
-    named in the other order) and the time per 1,000 judgments. ``llm``: the endpoint;
-    ``matcher``: a callable ``(object_a, object_b, argument) -> reply text`` instead.
-    ``items``: a stated sample (:func:`spread_sample`). ``ignored``: the other cards'
-    options (threshold, interventions, ...), which do not apply here."""
+    """The card of a judge that labels one item per request (``prompt``) against people's
+    labels, items grouped by the bootstrap's unit (``groups[g]``: dicts holding the prompt's
+    fields, ``id`` and ``human``): agreement, κ with its interval over groups, confusion
+    matrix, unscored share (:func:`argbench.scoring.judge_card.item_agreement`), consistency
+    (asked again; each item ``swap``-ped, the answer mapped back by ``read_back``), time per
+    1,000 judgments, and, given ``ranking(groups, judged, resamples, seed)``, the correlation
+    of the ranking the judge implies with the people's. ``llm``: the endpoint; ``matcher``: a
+    callable ``(**fields) -> reply text``. ``ignored``: the CQs-Gen card's options
+    (threshold, ...); its sample options are refused, not ignored."""
     unused = sorted(k for k, v in ignored.items() if v is not None and k in SAMPLE_OPTIONS)
     if unused:
-        raise ValueError(f"the cam_relevance card has no {', '.join(unused)} (its sample: --items)")
-    names, groups, unlabelled = relevance_items(rows)
-    total, all_pairs = sum(len(g) for g in groups), len(names)
+        raise ValueError(f"the {task} card has no {', '.join(unused)} (its sample: --items)")
+    total, all_groups = sum(len(g) for g in groups), len(names)
     groups = spread_sample(groups, items)
-    kept = {g[0]["id"].rsplit("#", 1)[0] for g in groups}
-    names = [n for n in names if n in kept]
     flat = [item for group in groups for item in group]
     judge = {"llm": llm} if matcher is None else {"judge": matcher}
-    prompt = label_judge.RELEVANCE
     start = time.perf_counter()
-    log(f"judge card: {len(flat)} CAM sentences of {len(names)} object pairs")
+    log(f"judge card: {len(flat)} {unit}s of {len(groups)} {group_unit}s")
     asked = label_judge.ask_labels(prompt, flat, **judge)
     timed = time.perf_counter() - start
     labels = [UNSCORED if x is None else x for x in asked["labels"]]
     bounds = [0]
     for group in groups:
         bounds.append(bounds[-1] + len(group))
-    per_group = [labels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    human = [[item["human"] for item in group] for group in groups]
+    cut = list(zip(bounds[:-1], bounds[1:], strict=True))
     agreement = compute.item_agreement(
-        per_group,
-        human,
+        [labels[a:b] for a, b in cut],
+        [[item["human"] for item in group] for group in groups],
         classes=prompt.labels,
         unscored=UNSCORED,
         resamples=resamples,
         seed=seed,
     )
+    level = None
+    if ranking is not None:
+        log(f"judge card: the ranking of the {ranked}")
+        level = ranking(groups, [asked["labels"][a:b] for a, b in cut], resamples, seed)
+        level = {**level, "ranked": ranked, "level": "ranking level (Bradley–Terry"}
     stability = None
     if consistency if consistency is not None else llm is not None:
-        log("judge card: the same requests again, and the objects in the other order")
+        log(f"judge card: the same requests again, and {reorder[5:]}")
         again = label_judge.ask_labels(prompt, flat, **judge)["labels"]
-        swapped = [{**x, "object_a": x["object_b"], "object_b": x["object_a"]} for x in flat]
-        other = label_judge.ask_labels(prompt, swapped, **judge)["labels"]
+        other = label_judge.ask_labels(prompt, [swap(x) for x in flat], **judge)["labels"]
         repeat, n_repeat = compute.answers_changed(asked["labels"], again)
-        reorder, n_reorder = compute.answers_changed(asked["labels"], other)
+        changed, n_reorder = compute.answers_changed(asked["labels"], [read_back(x) for x in other])
         stability = {
             "repeat_changed": repeat,
             "n_repeat": n_repeat,
-            "reorder_changed": reorder,
+            "reorder_changed": changed,
             "n_reorder": n_reorder,
-            "reorder": "with the two objects named in the other order",
+            "reorder": reorder,
         }
     seconds = time.perf_counter() - start
     judge_signature = Signature.parse(asked["signature"])
@@ -366,21 +499,21 @@ def relevance_card_document(
     which = (
         SAMPLE_ALL
         if items is None
-        else f"first {_count(items, 'sentence')} round-robin over the object pairs"
+        else f"first {_count(items, unit)} round-robin over the {group_unit}s"
     )
     card_signature = Signature(
         METRIC,
         [
             ("judge", judge_signature.render()),
-            ("data", "cam_relevance/expert/train"),
+            ("data", data),
             ("sample", which),
-            ("boot", f"object_pairs:{resamples}:{seed}"),
+            ("boot", f"{group_unit.replace(' ', '_')}s:{resamples}:{seed}"),
         ],
     ).render()
     result = {
         "signature": card_signature,
-        "task": "cam_relevance",
-        "unit": "sentence",
+        "task": task,
+        "unit": unit,
         "judge": {
             "metric": judge_signature.name,
             "fields": fields,
@@ -388,18 +521,18 @@ def relevance_card_document(
         },
         "name": name or _judge_name(fields),
         "sample": {
-            "interventions": len(names),
-            "of": all_pairs,
+            "interventions": len(groups),
+            "of": all_groups,
             "which": which,
             "questions": len(flat),
-            "sentences_of": total,
-            "sheet_rows_without_label": unlabelled,
+            "items_of": total,
+            **(counts or {}),
         },
         "item_level": {
             "columns_note": " (unscored replies are left out)",
             **{k: v for k, v in agreement.items() if k != "n_groups"},
         },
-        "system_level": None,
+        "system_level": level,
         "consistency": stability,
         "time": {
             "seconds": seconds,
@@ -408,7 +541,7 @@ def relevance_card_document(
             "machine": _machine(),
         },
         "bootstrap": {
-            "unit": "object pair",
+            "unit": group_unit,
             "resamples": resamples,
             "seed": seed,
             "confidence": 0.95,
@@ -425,9 +558,12 @@ def relevance_card_document(
 
 def card_builder(task: str):
     """The function that builds the card of ``task`` (declared in
-    :data:`argbench.constants.JUDGE_CARD_TASKS`)."""
-    module, _, function = JUDGE_CARD_TASKS[task]["build"].partition(":")
-    return getattr(importlib.import_module(module), function)
+    :data:`argbench.constants.JUDGE_CARD_TASKS`, with the options it declares)."""
+    declared = JUDGE_CARD_TASKS[task]
+    module, _, function = declared["build"].partition(":")
+    return functools.partial(
+        getattr(importlib.import_module(module), function), **declared.get("options", {})
+    )
 
 
 def _count(n: int, noun: str) -> str:

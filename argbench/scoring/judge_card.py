@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from argbench.scoring.bradley_terry import WEBIS_PARAMETERS, fit_bradley_terry
 from argbench.scoring.cq_human_agreement import CATEGORIES, cq_human_agreement
 from argbench.scoring.cq_reference_match import ISSUE, LABELS, cq_reference_match
 from argbench.scoring.cq_submissions import N_SUBMISSIONS, score_systems
@@ -44,6 +45,7 @@ from argbench.scoring.statistics import (
 
 __all__ = [
     "answers_changed",
+    "bradley_terry_level",
     "item_agreement",
     "kappa_interval",
     "llm_consistency",
@@ -338,3 +340,60 @@ def llm_consistency(rows, *, label_names: Sequence[str] = LABELS, seed: int = 0,
         "n_reorder": n_reorder,
         "reorder_seed": seed,
     }
+
+
+def bradley_terry_level(
+    groups: Sequence[Sequence[tuple]],
+    judge: Sequence[Sequence],
+    human: Sequence[Sequence],
+    *,
+    dimension: str,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict:
+    """The ranking a pairwise judge implies against the people's: per group (a Webis topic),
+    Bradley–Terry merits fitted (:func:`fit_bradley_terry` with the release's parameters of
+    ``dimension``) from the judge's outcomes and from the people's, on the same pairs (those
+    the judge answered usably: ``judge[g][k]`` None is left out of both fits).
+    ``groups[g][k]``: the (item a, item b) of pair k; outcomes "a", "b" or "tie". The merits
+    of every argument of every group are pooled (a topic's merits are on the scale its dummy
+    item sets, the same in every topic) and correlated by :func:`ranking_correlation`, each
+    figure with a percentile-bootstrap interval over groups (a resample's arguments: each
+    drawn group's, as often as it is drawn)."""
+    regularization, threshold = WEBIS_PARAMETERS[dimension]
+    merits = []  # per group: (judge merits, human merits) of its arguments
+    for pairs, j, h in zip(groups, judge, human, strict=True):
+        kept = [k for k, x in enumerate(j) if x is not None]
+        if not kept:
+            continue
+        a = [pairs[k][0] for k in kept]
+        b = [pairs[k][1] for k in kept]
+        fits = [
+            fit_bradley_terry(
+                a, b, [o[k] for k in kept], regularization=regularization, threshold=threshold
+            )
+            for o in (j, h)
+        ]
+        human_by_item = dict(zip(fits[1].items, fits[1].merits, strict=True))
+        merits.append((fits[0].merits, np.array([human_by_item[item] for item in fits[0].items])))
+    n = sum(len(m[0]) for m in merits)
+    if n < 3:
+        nan = float("nan")
+        empty = {name: {"low": nan, "high": nan} for name in CORRELATIONS}
+        return {"correlation": {**{k: nan for k in CORRELATIONS}, "n": n}, "intervals": empty}
+    a = np.concatenate([m[0] for m in merits])
+    h = np.concatenate([m[1] for m in merits])
+    correlation = ranking_correlation(a, h)
+    rows = {name: [] for name in CORRELATIONS}
+    for batch in resample_counts(len(merits), resamples, seed):
+        for counts in batch:
+            ja = np.concatenate([np.tile(merits[g][0], c) for g, c in enumerate(counts) if c])
+            ha = np.concatenate([np.tile(merits[g][1], c) for g, c in enumerate(counts) if c])
+            for name, value in correlations_rows(ja[None], ha[None]).items():
+                rows[name].append(value)
+    intervals = {}
+    for name in CORRELATIONS:
+        low, high = _interval(np.concatenate(rows[name]), confidence)
+        intervals[name] = {"low": low, "high": high}
+    return {"correlation": correlation, "intervals": intervals, "n_groups": len(merits)}

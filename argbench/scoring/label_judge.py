@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from argbench.llm import PromptTemplate, endpoint_from
 from argbench.signature import Signature, callable_name
 
-__all__ = ["RELEVANCE", "LabelPrompt", "ask_labels", "parse_label"]
+__all__ = ["RELEVANCE", "LabelPrompt", "ask_labels", "pairwise_prompt", "parse_label"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,35 @@ Relevance =""",
     system="You rate how relevant an argument is to a comparison of two objects.",
 )
 
-_PREFIX = r"(?:(?:the\s+)?(?:answer|relevance|better(?:\s+argument)?)(?:\s+is)?\s*[:=]?\s*)?"
+# Webis-ArgQuality-20 §4: the question the crowd was asked per quality dimension
+PAIRWISE_QUESTIONS = {
+    "logical": "Which text has the better logical structure?",
+    "rhetorical": "Which text has the better style of speech?",
+    "dialectical": "Which text would be more useful in a debate?",
+}
+
+
+def pairwise_prompt(dimension: str) -> LabelPrompt:
+    """The pairwise judge's prompt for a Webis quality ``dimension``: the crowd's question
+    (the paper's §4), two texts on one topic, a reply of A, B or tie."""
+    if dimension not in PAIRWISE_QUESTIONS:
+        raise ValueError(
+            f"dimension must be one of {sorted(PAIRWISE_QUESTIONS)}, got {dimension!r}"
+        )
+    return LabelPrompt(
+        name="pairwise_judge",
+        template=(
+            "Two texts argue about the same topic.\n\nText A: {text_a}\n\nText B: {text_b}\n\n"
+            f"{PAIRWISE_QUESTIONS[dimension]} Reply with A or B, or tie when neither is "
+            "better, and nothing else.\nAnswer:"
+        ),
+        fields=("text_a", "text_b"),
+        labels=("A", "B", "tie"),
+        system="You compare the quality of two arguments.",
+    )
+
+
+_PREFIX = r"(?:(?:the\s+)?(?:answer|relevance|better(?:\s+(?:argument|text))?|text)(?:\s+is)?\s*[:=]?\s*)?"
 
 
 def parse_label(reply, labels: Sequence[str]) -> str | None:
