@@ -345,7 +345,7 @@ def test_a_pairwise_card_names_a_pair_whose_argument_has_no_text():
 @pytest.mark.real_server
 @pytest.mark.mirror
 def test_a_webis_pairwise_card_against_the_real_llama_server(weights, real_corpora, tmp_path):
-    """SmolLM2 on llama.cpp judges 6 Webis pairs (logical quality, round-robin over the
+    """SmolLM2 on llama.cpp judges 4 Webis pairs (logical quality, round-robin over the
     topics), free text, asked again and with the texts swapped: unparseable replies
     unscored; the card is written and read back."""
     from argbench.leaderboard.judge_cards import card_builder
@@ -356,10 +356,10 @@ def test_a_webis_pairwise_card_against_the_real_llama_server(weights, real_corpo
     with serve_gguf(weights, progress=False, max_tokens=8, log_file=tmp_path / "log") as endpoint:
         endpoint.cache_dir = False
         endpoint.structured = endpoint.structured_used = "off"
-        doc = card_builder("webis_logical")(llm=endpoint, items=6, resamples=100, **where)
+        doc = card_builder("webis_logical")(llm=endpoint, items=4, resamples=100, **where)
     r = doc["result"]
     q, labels = r["item_level"], r["labels"]
-    assert len(labels) == 6 and q["n"] + q["n_unscored"] == 6 == r["sample"]["interventions"]
+    assert len(labels) == 4 and q["n"] + q["n_unscored"] == 4 == r["sample"]["interventions"]
     assert q["n_unscored"] == labels.count(UNSCORED)
     assert (
         r["task"] == "webis_logical"
