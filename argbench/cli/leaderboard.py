@@ -60,14 +60,18 @@ def add_commands(subparsers) -> None:
 
     command = subparsers.add_parser(
         "judge-card",
-        help="a judge checked against people: CQs-Gen's 1,528 labelled submitted questions",
+        help="a judge checked against people: CQs-Gen's labelled questions, CAM's relevance "
+        "labels, Webis-ArgQuality-20's pairwise judgments",
         description="How far a judge of cq_reference_match (STS with a model and threshold, "
         "or an LLM) agrees with the people who labelled the 15 CQs-Gen shared-task submissions "
         "(extended_test.json): Cohen's kappa (NAE a class) with a bootstrap interval over "
         "interventions, the confusion matrix, the share it could not label or gave no usable "
         "reply for; and §6.1's correlations (Pearson, Spearman, Kendall, with intervals) "
-        "between its ranking of the submissions and the human one. Writes "
-        "OUT/card-<digest>.json (a results file) and .html.",
+        "between its ranking of the submissions and the human one. --task cam_relevance: an LLM "
+        "labelling CAM argument relevance against the experts (§3.4); --task webis_<dimension>: "
+        "an LLM judging which of two arguments is better against Webis-ArgQuality-20's crowd, "
+        "with the Bradley-Terry merits of both. Writes OUT/card-<digest>.json (a results file) "
+        "and .html.",
     )
     command.add_argument("--out", required=True, help="folder for the card's files")
     command.add_argument(
