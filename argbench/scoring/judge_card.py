@@ -50,6 +50,7 @@ __all__ = [
     "kappa_interval",
     "llm_consistency",
     "question_level",
+    "ranking_level",
     "system_level",
     "test_questions",
 ]
@@ -252,6 +253,36 @@ def system_level(
         rows, model, label_names, threshold=threshold, baselines=(), match=match, expected=expected
     )
     seconds = time.perf_counter() - start
+    level = ranking_level(scored, resamples=resamples, seed=seed, confidence=confidence)
+    correlation, intervals = level["correlation"], level["intervals"]
+    interventions = level["intervention_ids"]
+    return {
+        "correlation": correlation,
+        "intervals": intervals,
+        "systems": [
+            {"system": system["system"], "score": result["score"], "human": result["human_score"]}
+            for system, result in scored
+        ],
+        "signature": scored[0][1]["signature"],
+        "n_interventions": len(interventions),
+        "n_judgments": sum(result["n_questions"] for _, result in scored),
+        "n_unscored": sum(result["label_counts"].get(ISSUE, 0) for _, result in scored),
+        "seconds": seconds,
+        "scored": scored,
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": confidence,
+    }
+
+
+def ranking_level(
+    scored, *, resamples: int = RESAMPLES, seed: int = 0, confidence: float = 0.95
+) -> dict:
+    """§6.1's correlations of ``scored`` (:func:`score_systems`'s output; the systems with
+    human labels) with the people's ranking, each with its percentile-bootstrap interval over
+    interventions: both scores of every system recomputed on the same resampled
+    interventions. The judge card and ``argbench submissions``'s table both call it."""
+    scored = [(system, result) for system, result in scored if system.get("human")]
     interventions = scored[0][1]["intervention_ids"]
     judge = np.full((len(scored), len(interventions)), np.nan)
     useful = np.zeros((len(scored), len(interventions)))
@@ -280,23 +311,7 @@ def system_level(
     for name in CORRELATIONS:
         low, high = _interval(np.concatenate(rows_[name]), confidence)
         intervals[name] = {"low": low, "high": high}
-    return {
-        "correlation": correlation,
-        "intervals": intervals,
-        "systems": [
-            {"system": system["system"], "score": result["score"], "human": result["human_score"]}
-            for system, result in scored
-        ],
-        "signature": scored[0][1]["signature"],
-        "n_interventions": len(interventions),
-        "n_judgments": sum(result["n_questions"] for _, result in scored),
-        "n_unscored": sum(result["label_counts"].get(ISSUE, 0) for _, result in scored),
-        "seconds": seconds,
-        "scored": scored,
-        "resamples": resamples,
-        "seed": seed,
-        "confidence": confidence,
-    }
+    return {"correlation": correlation, "intervals": intervals, "intervention_ids": interventions}
 
 
 def _reordered(refs: list[list[dict]], seed: int) -> list[list[dict]]:
