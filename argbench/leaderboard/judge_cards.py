@@ -17,6 +17,7 @@ from html import escape
 from pathlib import Path
 
 from argbench.constants import JUDGE_CARD_TASKS
+from argbench.embedding import Embedder
 from argbench.io import atomic_write
 from argbench.results import build_document, load_split, read_results, write_results
 from argbench.results.document import content_digest, plain
@@ -24,7 +25,7 @@ from argbench.scoring import judge_card as compute
 from argbench.scoring import label_judge
 from argbench.scoring.annotator_agreement import majority
 from argbench.scoring.cq_reference_match import threshold_field
-from argbench.scoring.cq_submissions import N_SUBMISSIONS
+from argbench.scoring.cq_submissions import N_SUBMISSIONS, VectorTable
 from argbench.signature import Signature
 
 METRIC = "judge_card"
@@ -109,8 +110,16 @@ def card_document(
         judge = {"matcher": "sts", "model": model}
     question_options, thresholds = judge, (threshold,)
     sts = judge["matcher"] == "sts"
-    encoded = getattr(model, "n_encoded", None)
+    encoder, encoded = None, None
     start = time.perf_counter()
+    if sts:
+        # one vector table for both levels: every text (test references, submitted
+        # questions) is encoded once, not once per level
+        encoder = model if isinstance(model, Embedder) else Embedder(model)
+        encoded = encoder.n_encoded
+        model = VectorTable(encoder, [r["cq"] for row in rows for r in row["references"]])
+        judge["model"] = model
+    encoding = time.perf_counter() - start
     log(f"judge card: question level on {len(rows)} interventions")
     questions = compute.question_level(
         rows,
@@ -146,7 +155,7 @@ def card_document(
         stability = compute.llm_consistency(rows, label_names=names, seed=seed, **judge)
     seconds = time.perf_counter() - start
     judgments = agreement["n"] + agreement["n_unscored"] + systems["n_judgments"]
-    timed = questions["seconds"] + systems["seconds"]
+    timed = encoding + questions["seconds"] + systems["seconds"]
     sample = (
         ", ".join(
             [f"first {_count(interventions, 'intervention')}"] * (interventions is not None)
@@ -208,7 +217,7 @@ def card_document(
             "seconds_per_1000_judgments": 1000 * timed / judgments if judgments else None,
             "machine": _machine(),
             # texts the embedding model encoded for this card (fewer: vectors from a cache)
-            "texts_encoded": None if encoded is None else model.n_encoded - encoded,
+            "texts_encoded": None if encoder is None else encoder.n_encoded - encoded,
         },
         "bootstrap": {
             "unit": "intervention",
