@@ -356,6 +356,7 @@ def test_a_webis_pairwise_card_against_the_real_llama_server(weights, real_corpo
     with serve_gguf(weights, progress=False, max_tokens=8, log_file=tmp_path / "log") as endpoint:
         endpoint.cache_dir = False
         endpoint.structured = endpoint.structured_used = "off"
+        endpoint.stall_timeout = 600.0  # two long texts per request: slow on a loaded CPU
         doc = card_builder("webis_logical")(llm=endpoint, items=4, resamples=100, **where)
     r = doc["result"]
     q, labels = r["item_level"], r["labels"]
