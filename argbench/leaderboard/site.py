@@ -188,6 +188,19 @@ def card_cell(column: Column, link: str = "") -> str:
     )
 
 
+def other_card_line(card: dict) -> str:
+    """A judge card of a judge no column here is ranked by: its name, data and κ, linked."""
+    s = card_summary(card)
+    r = card["result"]
+    sample = "" if s["sample"] == "all" else f" (sample: {escape(s['sample'])})"
+    warn = " <span class='warn'>κ's interval reaches 0: no better than chance</span>" * s["chance"]
+    return (
+        f"<a href='{s['slug']}.html'>{escape(r['name'])}</a> on "
+        f"{escape(str(card['dataset'].get('name')))}/{escape(str(card['dataset'].get('config')))}"
+        f"{sample}: κ {s['kappa']}{warn}"
+    )
+
+
 def _shared(column: Column) -> str:
     """What every row of the column has in common, said once above it."""
     d = column.dataset
@@ -352,10 +365,15 @@ def system_page(name: str, places: list[tuple[Column, dict, dict]]) -> str:
 
 
 def index_page(
-    columns_: list[Column], refused: list[dict], reasons: dict | None = None, info=None
+    columns_: list[Column],
+    refused: list[dict],
+    reasons: dict | None = None,
+    info=None,
+    other_cards=(),
 ) -> str:
     """The front page: when and from what it was built, a line per benchmark and the metric
-    its score is, and each column with its leader and its incomplete runs."""
+    its score is, and each column with its leader and its incomplete runs; ``other_cards``:
+    judge cards given whose judge ranks no column here, listed with their κ."""
     reasons = reasons or {}
     info = info or build_info()
     built = f"built {info['date']} with argbench {info['version']}" + (
@@ -416,6 +434,12 @@ def index_page(
                 f"<tbody>{''.join(body)}</tbody></table>"
             )
         )
+    if other_cards:
+        parts.append(
+            "<h2>Judge cards of judges that rank no column here</h2><ul>"
+            + "".join(f"<li>{other_card_line(card)}</li>" for card in other_cards)
+            + "</ul>"
+        )
     if refused:
         parts.append("<h2>not placed</h2><ul>")
         parts += [
@@ -437,13 +461,21 @@ def write_site(
     notes = notes or {}
     reasons = apart(columns_)
     pages = []
+    cards = list(cards)
     for column in columns_:
-        column.card = card_for(list(cards), column.metric, column.signature)
+        column.card = card_for(cards, column.metric, column.signature)
         if column.card is not None:
             page = out_dir / f"{card_slug(column.card)}.html"
             if page not in pages:
                 pages.append(atomic_write(page, card_page(column.card)))
-    pages.insert(0, atomic_write(out_dir / "index.html", index_page(columns_, refused, reasons)))
+    used = {id(column.card) for column in columns_}
+    other = [card for card in cards if id(card) not in used]
+    for card in other:
+        page = out_dir / f"{card_slug(card)}.html"
+        if page not in pages:
+            pages.append(atomic_write(page, card_page(card)))
+    index = index_page(columns_, refused, reasons, other_cards=other)
+    pages.insert(0, atomic_write(out_dir / "index.html", index))
     by_system: dict[str, list] = {}
     for column in columns_:
         page = task_page(column, notes.get(column.slug, []), reasons.get(column.slug, []))
