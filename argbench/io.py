@@ -51,11 +51,13 @@ __all__ = [
     "check_name",
     "check_text",
     "csv_cell",
+    "decode_utf8",
     "claim_output",
     "lock_file",
     "looks_like_path",
     "name_key",
     "parse_json",
+    "parse_yaml",
     "read_csv",
     "read_json",
     "read_jsonl",
@@ -87,7 +89,11 @@ def read_text(path: Path) -> str:
     is an error naming the file, its line and offset, and what the file looks like instead
     (UTF-16's byte-order mark, a binary file)."""
     path = _existing_file(path)
-    data = path.read_bytes()
+    return decode_utf8(path.read_bytes(), path)
+
+
+def decode_utf8(data: bytes, where) -> str:
+    """:func:`read_text` of bytes already read (a file inside a package's zip)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -100,7 +106,7 @@ def read_text(path: Path) -> str:
         else:
             hint = "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
         raise ValueError(
-            f"{path}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
+            f"{where}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
             f"{line}, column {column}); {hint}"
         ) from None
 
@@ -216,6 +222,106 @@ def _first_problem(value) -> tuple[str, str] | None:
                 stack.append((f"{field}.{key}" if field else key, inner))
         elif isinstance(item, list):
             stack.extend((f"{field}[{k}]", inner) for k, inner in enumerate(item))
+    return None
+
+
+YAML_VALUES = 1_000_000  # values a YAML file may hold once its aliases are expanded
+
+
+def parse_yaml(text: str, where: str, load):
+    """``load(text)`` (PyYAML's ``safe_load``, ruamel's round-trip ``load``) that names the
+    file and field for what :func:`parse_json` refuses in JSON: a number out of a float's range
+    (``1.0e+999``, ``9999…9.5``, which YAML reads as inf; YAML has no use for inf or nan in
+    argbench's files, so ``.inf`` and ``.nan`` are refused too), an integer of more digits
+    than Python converts, nesting deeper than the parser's recursion, a lone surrogate escape
+    (``"\\ud800"``); and, YAML's own trap, aliases that expand to more than
+    :data:`YAML_VALUES` values ("billion laughs") or an alias inside its own anchor. The
+    loaded value keeps its aliases shared (nothing is expanded to check it). The library's
+    own syntax errors are left to the caller (its message names the line)."""
+    try:
+        value = load(text)
+    except RecursionError:
+        raise ValueError(
+            f"{where}: nested too deeply (lists or mappings inside each other beyond what "
+            "Python's YAML reader can follow); not a file argbench reads"
+        ) from None
+    except ValueError as error:  # int(): more digits than sys.get_int_max_str_digits()
+        found = re.search(r"[0-9][0-9_]{4300,}", text)
+        if found is None:
+            raise ValueError(f"{where}: {error}") from None
+        line = text.count("\n", 0, found.start()) + 1
+        raise ValueError(
+            f"{where}, line {line}: the number {found.group()[:20]}… ({len(found.group()):,} "
+            "characters) is out of range (no integer Python can hold)"
+        ) from None
+    problem = _yaml_problem(value)
+    if problem is not None:
+        field, what = problem
+        raise ValueError(f"{where}, field {field or '(the document)'}: {what}")
+    return value
+
+
+def _yaml_problem(value) -> tuple[str, str] | None:
+    """(field path, what is wrong) of the first value :func:`parse_yaml` refuses, else None.
+    Each object is looked at once (an alias is the same object as its anchor), so a billion
+    laughs costs its size on disk, not its expansion."""
+    size: dict[int, int] = {}  # id of a list or mapping -> values under it, aliases expanded
+    open_ = set()  # ids of the lists and mappings being walked (an alias to one: a cycle)
+    stack: list = [(False, "", value)]
+    while stack:
+        done, field, item = stack.pop()
+        if isinstance(item, (dict, list)):
+            key = id(item)
+            inner = (
+                [(f"{field}.{k}" if field else str(k), v) for k, v in item.items()]
+                if isinstance(item, dict)
+                else [(f"{field}[{k}]", v) for k, v in enumerate(item)]
+            )
+            if done:
+                open_.discard(key)
+                size[key] = (
+                    1
+                    + sum(
+                        size.get(id(v), 1) if isinstance(v, (dict, list)) else 1 for _, v in inner
+                    )
+                    + (len(item) if isinstance(item, dict) else 0)
+                )
+                if size[key] > YAML_VALUES:
+                    return field, (
+                        f"aliases that expand to over {YAML_VALUES:,} values (a 'billion "
+                        "laughs'); write the values out or use fewer aliases"
+                    )
+                continue
+            if key in open_:
+                return field, "an alias inside its own anchor (the value holds itself)"
+            if key in size:
+                continue
+            open_.add(key)
+            stack.append((True, field, item))
+            if isinstance(item, dict):
+                for k in item:
+                    problem = _yaml_scalar_problem(k)
+                    if problem:
+                        return field, f"a key that is {problem}"
+            stack.extend((False, f, v) for f, v in reversed(inner))
+        else:
+            problem = _yaml_scalar_problem(item)
+            if problem:
+                return field, problem
+    return None
+
+
+def _yaml_scalar_problem(item) -> str | None:
+    if isinstance(item, float) and not math.isfinite(item):
+        return (
+            f"the number {item} is not finite (a number beyond ±1.8e308, such as 1.0e+999, "
+            "reads as inf; argbench's YAML files have no use for inf or nan)"
+        )
+    if isinstance(item, str):
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError:
+            return "a lone surrogate escape (\\ud800-\\udfff) that is no character"
     return None
 
 

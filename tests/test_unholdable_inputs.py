@@ -8,14 +8,38 @@ from __future__ import annotations
 
 import csv
 import json
+import textwrap
 
 import pytest
+import yaml
 
 from argbench.cli import main
 from argbench.io import csv_cell, name_key, read_json, read_jsonl, write_records
 from argbench.leaderboard.space import config as space_config
 from argbench.leaderboard.space import write_space
+from argbench.tasks import TaskDeclarationError, read_tasks
+from tests.helpers import cli
 from tests.test_leaderboard import board, results, write
+
+GOOD_TASKS = """\
+corpus: cqs_gen
+tasks:
+  - name: mine
+    corpus: cqs_gen
+    config: interventions
+    split: validation
+    id_fields: [intervention_id]
+    prediction: cqs
+    metrics: [cq_reference_match]
+    description: a task
+"""
+
+
+def _declare_text(folder, text):
+    folder.mkdir()
+    (folder / "corpus.yaml").write_text(text)
+    return folder
+
 
 HOSTILE = {
     "float-out-of-range": ('{"a": {"b": [1, 2, 1e999]}}', "field a.b[2]", "1e999"),
@@ -163,3 +187,75 @@ def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_records(
     assert str(keyed) in str(error.value) and "record 0" in str(error.value)
     keyed.write_text(json.dumps(good))  # control
     assert run(keyed)["n_items"] == len(ids)
+
+
+BOMB = 'l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n' + "".join(
+    f"l{k}: &l{k} [" + ", ".join([f"*l{k - 1}"] * 10) + "]\n" for k in range(1, 9)
+)  # 10**9 strings once its aliases are expanded, 1 KB on disk
+YAML_HOSTILE = {  # a value under field 'x' (an extra key of a task / an eval-results entry)
+    "float-out-of-range": ("x: 1.0e+999\n", "field {at}x", "not finite"),
+    "long-float": ("x: " + "9" * 400 + ".5\n", "field {at}x", "not finite"),
+    "oversized-int": ("x: " + "7" * 5000 + "\n", "line {line}", "5,000 characters"),
+    "deep-nesting": ("x: " + "[" * 50_000 + "]" * 50_000 + "\n", "nested too deeply", ""),
+    "lone-surrogate": ('x: "ok \\udc80"\n', "field {at}x", "lone surrogate"),
+    "billion-laughs": ("x:\n" + textwrap.indent(BOMB, "  "), "field {at}x.l", "billion laughs"),
+    "alias-cycle": ("x: &me [1, *me]\n", "field {at}x", "inside its own anchor"),
+}
+
+
+@pytest.mark.parametrize("case", YAML_HOSTILE)
+def test_the_task_declarations_reader_names_file_and_field(tmp_path, case):
+    """Old: a task declaration file with 1.0e+999 (read as inf) or a billion-laughs alias
+    bomb was read silently, an alias inside its own anchor gave a list holding itself, 5,000
+    digits raised Python's own ValueError and 50,000 nested lists a RecursionError, none
+    naming the file. New: TaskDeclarationError (a ValueError) naming the file and the field
+    (or line). Control: the same file without the extra key (anchors and aliases of a
+    normal size read as before)."""
+    text, where, detail = YAML_HOSTILE[case]
+    folder = _declare_text(tmp_path / "bad", GOOD_TASKS.replace("tasks:\n", text + "tasks:\n"))
+    with pytest.raises(TaskDeclarationError) as error:
+        read_tasks(folder)
+    message = str(error.value)
+    assert str(folder / "corpus.yaml") in message, message
+    assert where.format(at="", line=2) in message and detail in message, message
+    control = GOOD_TASKS.replace("tasks:\n", "x: &a [1, 2.5e+3]\ny: *a\ntasks:\n")
+    assert "mine" in read_tasks(_declare_text(tmp_path / "good", control))
+
+
+def test_a_task_declaration_that_is_not_utf8_names_the_file_and_line(tmp_path):
+    """Old: UnicodeDecodeError traceback, no file named. New: the file, line and byte.
+    Control: a leading UTF-8 byte-order mark is dropped, the file reads."""
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "corpus.yaml").write_bytes(GOOD_TASKS.replace("a task", "caf\xe9").encode("latin1"))
+    with pytest.raises(TaskDeclarationError, match=r"corpus\.yaml: not UTF-8: byte 0xe9.*line 10"):
+        read_tasks(folder)
+    (folder / "corpus.yaml").write_bytes(b"\xef\xbb\xbf" + GOOD_TASKS.encode())
+    assert "mine" in read_tasks(folder)
+
+
+@pytest.mark.parametrize("case", [c for c in YAML_HOSTILE if c != "alias-cycle"])
+def test_eval_results_refuses_an_existing_entries_file_it_cannot_hold(tmp_path, capsys, case):
+    """Old: ``eval-results --out`` read the existing ``<task>.yaml`` with ruamel and wrote it
+    back: 1.0e+999 became .inf, a billion-laughs entry was kept and grown, 5,000 digits and
+    deep nesting were tracebacks. New: exit 2 naming the file and the entry's field, the file
+    left as it was. Control: an existing file with an ordinary extra entry gets the new one.
+    (An alias inside its own anchor is no trap there: ruamel reads it as a list of None.)"""
+    from tests.test_hostile_results import relevance_doc
+    from tests.test_hostile_results import write_results as write_doc
+
+    out = tmp_path / ".eval_results"
+    out.mkdir()
+    target = out / "argument_relevance.yaml"
+    text, where, detail = YAML_HOSTILE[case]
+    existing = "- dataset: {id: other/data}\n" + textwrap.indent(text, "  ")
+    target.write_text(existing)
+    mine = write_doc(relevance_doc(system="mine"), tmp_path / "mine.json")
+    code, _, err = cli(capsys, "eval-results", mine, "--out", out)
+    assert code == 2 and str(target) in err and "Traceback" not in err, err
+    assert where.format(at="[0].", line=2) in err and detail in err, err
+    assert target.read_text() == existing
+    target.write_text("- dataset: {id: other/data} # theirs\n  x: &a [1, 2.5e+3]\n  y: *a\n")
+    code, _, err = cli(capsys, "eval-results", mine, "--out", out)  # control
+    assert code == 0, err
+    assert "# theirs" in target.read_text() and len(yaml.safe_load(target.read_text())) == 2
