@@ -23,6 +23,7 @@ or overwritten.
 from __future__ import annotations
 
 import atexit
+import bisect
 import codecs
 import csv
 import ctypes
@@ -63,7 +64,9 @@ __all__ = [
     "read_jsonl",
     "read_records",
     "read_text",
+    "record_lines",
     "is_claimed",
+    "json_keys",
     "release_output",
     "save_figure",
     "staged_folder",
@@ -390,6 +393,64 @@ def read_records(path, formats=("json", "jsonl", "csv")):
         endings = ", ".join("." + f for f in formats)
         raise ValueError(f"{path.name!r}: expected a file ending in {endings}")
     return {"json": read_json, "jsonl": read_jsonl, "csv": read_csv}[kind](path)
+
+
+def record_lines(path) -> list[int]:
+    """The 1-based line on which each record of ``path`` starts, in :func:`read_records`'
+    order (JSON Lines: its line; a JSON list: where each element starts; a JSON object: where
+    each key stands; CSV: each row's first line). For error messages: a person finds a line,
+    not a 0-based record number. Reads the file again, so call it only to name a record."""
+    path = _existing_file(path)
+    text = read_text(path)
+    if path.suffix == ".jsonl":
+        return [n for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if path.suffix == ".csv":
+        with io.StringIO(text, newline="") as handle:
+            reader = csv.reader(handle)
+            next(reader, None)
+            starts, line = [], reader.line_num
+            for cells in reader:
+                if cells:
+                    starts.append(line + 1)
+                line = reader.line_num
+            return starts
+    return [line for line, _ in _json_records(text)]
+
+
+def json_keys(path) -> list[tuple[str, int]]:
+    """(key, 1-based line) of each key of the top-level JSON object of ``path``, as written:
+    a key written twice is here twice (``json`` keeps only the last value of a repeated
+    key, silently)."""
+    return [(key, line) for line, key in _json_records(read_text(_existing_file(path)))]
+
+
+def _json_records(text: str) -> list[tuple[int, str | None]]:
+    """(line, key or None) of each element of the top-level JSON list (each key of the
+    top-level object) of ``text``, a document :func:`parse_json` read."""
+    newlines = [k for k, char in enumerate(text) if char == "\n"]
+    return [(bisect.bisect_left(newlines, offset) + 1, key) for offset, key in _json_offsets(text)]
+
+
+def _json_offsets(text: str) -> list[tuple[int, str | None]]:
+    decoder, space = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")
+    at = space.match(text).end()
+    if text[at : at + 1] not in ("[", "{"):
+        return []
+    keyed = text[at] == "{"
+    at = space.match(text, at + 1).end()
+    offsets: list[tuple[int, str | None]] = []
+    while text[at : at + 1] not in ("]", "}", ""):
+        start, key = at, None
+        if keyed:
+            key, at = decoder.raw_decode(text, at)
+            at = space.match(text, at).end() + 1  # the ":"
+            at = space.match(text, at).end()
+        _, at = decoder.raw_decode(text, at)
+        offsets.append((start, key))
+        at = space.match(text, at).end()
+        if text[at : at + 1] == ",":
+            at = space.match(text, at + 1).end()
+    return offsets
 
 
 def looks_like_path(name: str) -> bool:

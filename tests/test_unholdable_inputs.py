@@ -152,13 +152,15 @@ def test_csv_output_never_hands_a_spreadsheet_a_formula(tmp_path):
     assert (tmp_path / "rows.csv").read_text().splitlines()[1] == "'+cmd,-1.5"
 
 
-def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_records(
+def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_line(
     tmp_path, fixture_mirror, cache_dir
 ):
-    """Old: duplicate ids were refused without the file or where they occur, and a
-    prediction keyed by one id whose record names another was scored as the record's item,
-    silently. New: the file and the records of each duplicate are named; the disagreeing key
-    is refused naming the file, record, key and id. Control: the same predictions, once."""
+    """Old: duplicate ids were named by 0-based record numbers ("at records 0, 34"), a key
+    that disagrees with its record's id by "record 0", and a keyed JSON file that wrote one
+    id twice lost the first prediction silently (json keeps the last). New: the file and
+    the 1-based LINE of each (JSON Lines: the line; a JSON list: the line and the element;
+    a keyed object: the line and the key); the repeated key is refused naming both lines.
+    Control: the same predictions, once, in each form."""
     import argbench
 
     mirror = str(fixture_mirror("cqs_gen"))
@@ -166,27 +168,47 @@ def test_duplicate_ids_and_a_key_that_disagrees_name_file_and_records(
     rows = argbench.load_dataset("cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir)
     ids = rows["validation"]["intervention_id"]
     good = {i: {"intervention_id": i, "cqs": ["Why?", "How?", "Who?"]} for i in ids}
-    path = tmp_path / "p.jsonl"
     lines = [json.dumps(r) for r in good.values()]
-    path.write_text("\n".join([*lines, lines[0]]) + "\n")
 
     def run(source):
         return argbench.evaluate_predictions(
             "cr_diversity", str(source), "cqs_gen", "interventions", "validation", **where
         )
 
-    with pytest.raises(ValueError) as error:
-        run(path)
-    assert str(path) in str(error.value) and f"at records 0, {len(lines)}" in str(error.value)
+    def refused(source):
+        with pytest.raises(ValueError) as error:
+            run(source)
+        assert str(source) in str(error.value), error.value
+        return str(error.value)
+
+    path = tmp_path / "p.jsonl"  # a blank line first: the line is not the record number
+    path.write_text("\n" + "\n".join([*lines, lines[0]]) + "\n")
+    assert f"{ids[0]!r} at line 2, line {len(lines) + 2}" in refused(path)
+    listed = tmp_path / "p.json"  # a JSON list, one record per line after the "["
+    listed.write_text("[\n" + ",\n".join([*lines, lines[0]]) + "\n]")
+    message = refused(listed)
+    assert f"{ids[0]!r} at line 2 (element 0), line {len(lines) + 2} (element {len(lines)})" in (
+        message
+    )
     keyed = tmp_path / "k.json"
     swapped = dict(good)
     swapped[ids[0]] = {**good[ids[0]], "intervention_id": ids[1]}
-    keyed.write_text(json.dumps(swapped))
-    with pytest.raises(ValueError, match="disagree") as error:
-        run(keyed)
-    assert str(keyed) in str(error.value) and "record 0" in str(error.value)
-    keyed.write_text(json.dumps(good))  # control
-    assert run(keyed)["n_items"] == len(ids)
+    keyed.write_text(json.dumps(swapped, indent=1))
+    message = refused(keyed)
+    assert f"line 2 (key {ids[0]!r}): the key {ids[0]!r} and the record's" in message
+    assert "disagree" in message
+    twice = tmp_path / "twice.json"  # one id written twice: json would keep the last only
+    body = [f"{json.dumps(i)}: {json.dumps(r)}" for i, r in good.items()]
+    twice.write_text("{\n" + ",\n".join([*body, body[0]]) + "\n}")
+    assert f"{ids[0]!r} at lines 2, {len(body) + 2}" in refused(twice)
+    for control, text in (
+        (path, "\n".join(lines)),
+        (listed, "[\n" + ",\n".join(lines) + "\n]"),
+        (keyed, json.dumps(good, indent=1)),
+        (twice, "{\n" + ",\n".join(body) + "\n}"),
+    ):
+        control.write_text(text)
+        assert run(control)["n_items"] == len(ids)
 
 
 BOMB = 'l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n' + "".join(
@@ -259,3 +281,52 @@ def test_eval_results_refuses_an_existing_entries_file_it_cannot_hold(tmp_path, 
     code, _, err = cli(capsys, "eval-results", mine, "--out", out)  # control
     assert code == 0, err
     assert "# theirs" in target.read_text() and len(yaml.safe_load(target.read_text())) == 2
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\x07"], ids=repr)
+def test_a_system_name_from_the_file_stem_is_refused_before_any_work(
+    tmp_path, capsys, fixture_mirror, cache_dir, char
+):
+    """Old: without ``--out`` a predictions file ``p<U+202E>x.jsonl`` (no ``--system``)
+    was scored and its stem shown as the system name; the library's
+    ``evaluate_predictions`` built a document with such a name (and with ``system=`` holding
+    one) and only writing it refused. New: refused before any work (the split is not even
+    built: the cache folder stays absent), on the command line and in the library, with
+    check_name's message. Control: the same file with ``--system mine`` / ``system="mine"``,
+    and an ordinary stem."""
+    import argbench
+
+    mirror = str(fixture_mirror("cqs_gen"))
+    rows = argbench.load_dataset("cqs_gen", "interventions", sources=mirror, cache_dir=cache_dir)
+    ids = rows["validation"]["intervention_id"]
+    text = "".join(json.dumps({"intervention_id": i, "cqs": ["Why?", "How?"]}) + "\n" for i in ids)
+    path = tmp_path / f"p{char}x.jsonl"
+    path.write_text(text)
+    fresh = tmp_path / "fresh-cache"  # a split loaded here would be built here
+
+    def argv(source, cache):
+        return ["evaluate", "cr_diversity", str(source), "--dataset", "cqs_gen", "--config",
+                "interventions", "--split", "validation", "--sources", mirror, "--cache-dir",
+                str(cache)]  # fmt: skip
+
+    code, _, err = cli(capsys, *argv(path, fresh))
+    assert code == 2 and "gives the system name (pass --system NAME)" in err, err
+    assert f"U+{ord(char):04X}" in err and not fresh.exists()
+    for system, where in ((None, "gives the system name (pass system=NAME)"), ("a" + char, "")):
+        with pytest.raises(ValueError, match=rf"U\+{ord(char):04X}") as error:
+            argbench.evaluate_predictions(
+                "cr_diversity", path, "cqs_gen", "interventions", "validation", system=system,
+                sources=mirror, cache_dir=str(fresh),
+            )  # fmt: skip
+        assert where in str(error.value) and not fresh.exists()
+    code, out, err = cli(capsys, *argv(path, cache_dir), "--system", "mine")  # controls
+    assert code == 0, err
+    doc = argbench.evaluate_predictions(
+        "cr_diversity", path, "cqs_gen", "interventions", "validation", system="mine",
+        sources=mirror, cache_dir=cache_dir,
+    )  # fmt: skip
+    assert doc["system"] == "mine"
+    plain = path.with_name("plain.jsonl")
+    plain.write_text(text)
+    code, out, err = cli(capsys, *argv(plain, cache_dir))
+    assert code == 0 and "plain.jsonl" in out, err

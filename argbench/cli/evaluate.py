@@ -47,7 +47,7 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
-from argbench.results.evaluate import default_system
+from argbench.results.evaluate import system_name
 from argbench.results.shards import Shard, write_fragment
 from argbench.scoring import declaration, declared_metrics, metric_function
 from argbench.signature import Signature
@@ -374,15 +374,14 @@ def _item_ids(args, split, inputs) -> list[str] | None:
 def _claim_outputs(args) -> None:
     """--out and --plot checked (writable, not an input) and locked before any work."""
     inputs = [args.input, args.dev, args.references, args.dataset]
+    # the system's name (with no --system, the predictions file's stem) is shown and
+    # recorded: one it would refuse fails before any work (any request to an LLM judge)
+    if args.input and args.dataset:
+        system_name(args.system, args.input, "--system")
+    elif args.system:
+        check_name(args.system, "--system")
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
-        # the results file records these: one it refuses would fail after the work (after
-        # every request to an LLM judge); with no --system, the predictions file's stem
-        if args.system or not (args.input and args.dataset):
-            check_name(args.system or "", "--system")
-        else:
-            where = f"{str(args.input)!r} gives the system name (pass --system NAME):"
-            check_name(default_system(args.input), where)
         check_text(_command(args), "the command line (a file name that is not UTF-8?)")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")
