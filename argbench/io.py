@@ -354,8 +354,15 @@ def read_csv(path: Path) -> list[dict]:
     """One dict per row. A row with more or fewer cells than the header is an error naming
     its line (csv.DictReader would drop the extra cells or fill the missing ones with None)."""
     reader = None
+    text = read_text(path)
+    if "\ufeff" in text:  # past the start: read_text dropped a leading one
+        line = text.count("\n", 0, text.index("\ufeff")) + 1
+        raise ValueError(
+            f"{path}, line {line}: a byte-order mark (U+FEFF) inside the file (CSV files "
+            "joined together?): its header would be read as a row"
+        )
     try:
-        with io.StringIO(read_text(path), newline="") as handle:
+        with io.StringIO(text, newline="") as handle:
             reader = csv.reader(handle)
             return _csv_rows(path, reader)
     except csv.Error as error:  # a NUL byte, an unclosed quote in strict mode, a huge cell

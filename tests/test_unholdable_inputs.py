@@ -330,3 +330,21 @@ def test_a_system_name_from_the_file_stem_is_refused_before_any_work(
     plain.write_text(text)
     code, out, err = cli(capsys, *argv(plain, cache_dir))
     assert code == 0 and "plain.jsonl" in out, err
+
+
+def test_a_byte_order_mark_inside_a_csv_input_is_refused_naming_the_line(tmp_path, capsys):
+    """Old: two judgment files joined (the second saved with a UTF-8 byte-order mark) were
+    read with the mark inside a cell: item "\\ufeffx0" became a sixth item beside "x0", shown
+    the same, exit 0 (a silent wrong fit); with the second header kept, the error named
+    "judgment 5, field 'outcome'". New: exit 2 naming the file and the line of the mark.
+    Control: a mark at the very start is dropped and the file fits."""
+    rows = "".join(f"x{i},x{(i + 1) % 5},{'ab'[i % 2]}\n" for i in range(5))
+    path = tmp_path / "j.csv"
+    path.write_bytes(b"item_a,item_b,winner\n" + rows.encode() + b"\xef\xbb\xbf" + rows.encode())
+    code, _, err = cli(capsys, "pairwise", "fit", path, "--out", tmp_path / "o.csv")
+    assert code == 2 and f"{path}, line 7: a byte-order mark" in err, err
+    assert not (tmp_path / "o.csv").exists()
+    path.write_bytes(b"\xef\xbb\xbfitem_a,item_b,winner\n" + rows.encode() * 2)  # control
+    code, _, err = cli(capsys, "pairwise", "fit", path, "--out", tmp_path / "o.csv")
+    assert code == 0, err
+    assert len((tmp_path / "o.csv").read_text().splitlines()) == 6  # header + 5 items
