@@ -186,7 +186,7 @@ def _cmd_evaluate(args) -> int:
     if args.shard:
         return _cmd_shard(args)
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
-    if args.metric == "cq_reference_match" and result.get("n_long"):
+    if declaration(args.metric).max_questions and result.get("n_long"):
         print(f"note: {_long_note(result)}", file=sys.stderr)
     if args.out:
         write_results(doc, args.out)
@@ -340,7 +340,7 @@ def _record_inputs(args, records, keys, split, features, note) -> dict:
             args.metric, records, keys, features, columns, note, strip_numbers=not args.dataset
         )
     except ValueError as error:
-        if args.metric == "cq_reference_match" and not args.dataset:
+        if declaration(args.metric).references_apart and not args.dataset:
             hint = "a shared-task submission needs --references FILE or --references-dataset"
             raise ValueError(f"{error}; {hint}") from None
         hint = config_hint(args.dataset, split.config, columns) if split is not None else None

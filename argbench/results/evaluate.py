@@ -137,7 +137,7 @@ def evaluate_predictions(
     """
     if isinstance(shard, str):
         shard = Shard.parse(shard)
-    declaration(metric)  # an unknown metric: an error listing the metrics
+    spec = declaration(metric)  # an unknown metric: an error listing the metrics
     system = system_name(system, predictions)
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
@@ -147,10 +147,14 @@ def evaluate_predictions(
         raise ValueError(f"{metric} takes no predictions (inputs: {', '.join(features)})")
     records, keys = read_predictions(predictions)
     overrides = dict(columns or {})
-    if metric == "cr_diversity" and "predictions" not in overrides and records:
+    if spec.submission_field and "predictions" not in overrides and records:
         first = records[0]
-        if isinstance(first, dict) and "cq" not in first and "cqs" in first:
-            overrides["predictions"] = "cqs"  # a submission: its questions
+        if (
+            isinstance(first, dict)
+            and spec.columns["predictions"] not in first
+            and spec.submission_field in first
+        ):
+            overrides["predictions"] = spec.submission_field  # a submission: its questions
     resolved = resolve_columns(metric, overrides, features)
     take = [resolved["predictions"].split(".")[0]]
     reference_fields = [
