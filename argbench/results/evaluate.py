@@ -241,6 +241,8 @@ def shard_split_records(
     if isinstance(shard, str):
         shard = Shard.parse(shard)
     declaration(metric)
+    if system is not None:  # checked before the work, as every route does
+        system = system_name(system, None)
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
     )
