@@ -762,6 +762,17 @@ def check_name(name: str, where: str) -> str:
     return name
 
 
+def printable(text) -> str:
+    """``text`` (a file name a user gave) as it may go to a terminal or a page: unchanged,
+    unless it holds a control or invisible format character (a terminal escape, a bidi
+    control), then as Python writes it (``repr``: escaped, quoted), so what is shown is what
+    the name holds."""
+    text = str(text)
+    if any(unicodedata.category(char) in ("Cc", "Cf") for char in text):
+        return repr(text)
+    return text
+
+
 def name_key(name: str) -> str:
     """What two names are compared by: Unicode NFKC (full-width and compatibility forms
     folded), invisible format characters removed, spaces collapsed, case folded. Two names

@@ -292,8 +292,9 @@ def test_a_system_name_from_the_file_stem_is_refused_before_any_work(
     ``evaluate_predictions`` built a document with such a name (and with ``system=`` holding
     one) and only writing it refused. New: refused before any work (the split is not even
     built: the cache folder stays absent), on the command line and in the library, with
-    check_name's message. Control: the same file with ``--system mine`` / ``system="mine"``,
-    and an ordinary stem."""
+    check_name's message. Control: the same file with ``--system mine`` / ``system="mine"``
+    (its header shows the file name escaped, as :func:`argbench.io.printable` does: old, the
+    raw character reached the terminal), and an ordinary stem."""
     import argbench
 
     mirror = str(fixture_mirror("cqs_gen"))
@@ -321,6 +322,8 @@ def test_a_system_name_from_the_file_stem_is_refused_before_any_work(
         assert where in str(error.value) and not fresh.exists()
     code, out, err = cli(capsys, *argv(path, cache_dir), "--system", "mine")  # controls
     assert code == 0, err
+    # the file name itself reaches the terminal escaped (old: the raw character in the header)
+    assert char not in out and repr(str(path)) in out, out
     doc = argbench.evaluate_predictions(
         "cr_diversity", path, "cqs_gen", "interventions", "validation", system="mine",
         sources=mirror, cache_dir=cache_dir,

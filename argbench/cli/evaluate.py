@@ -36,7 +36,7 @@ from argbench.cli.evaluate_inputs import (
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.constants import LLM_SECRET_OPTIONS
-from argbench.io import check_name, check_text, claim_output
+from argbench.io import check_name, check_text, claim_output, printable
 from argbench.metrics import list_metrics
 from argbench.records import inputs_from_records, top_fields
 from argbench.results import (
@@ -254,7 +254,7 @@ def _cmd_shard(args) -> int:
         )
     write_fragment(fragment, args.out)
     items = len(fragment["item_ids"])
-    source = f"{args.input} on " if args.input else ""
+    source = f"{printable(args.input)} on " if args.input else ""
     print(
         f"{args.metric} shard {shard} of {source}{_label(fragment['dataset'])}: "
         f"{items:,} of {fragment['n_split_items']:,} items"
@@ -364,7 +364,7 @@ def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
     missing = (
         f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
     )
-    source = f"{args.input} on {_label(doc['dataset'])}"
+    source = f"{printable(args.input)} on {_label(doc['dataset'])}"
     _plot(args, result, source, note)
     header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
     return result, header, doc  # intervals: evaluate_predictions(ci=...)
