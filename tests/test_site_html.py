@@ -209,3 +209,32 @@ def test_a_failed_notebook_cell_stops_the_build(tmp_path):
     (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
     with pytest.raises(render.NotebookError, match="never executed"):
         render.notebook_page(tmp_path / "nb.ipynb", "nb")
+
+
+def test_performance_page_opens_with_the_summary_table(texts):
+    """The committed full run's comparisons, one row per summary line a bench printed (a bench
+    without one says so), before the benches' printouts."""
+    article = re.search(r"<article.*?</article>", texts["reference/performance"], re.S).group(0)
+    opening = article.split("<h2", 1)[0]  # what comes before the first section
+    table = re.search(r"<table>.*?</table>", opening, re.S)
+    assert table, opening[:2000]
+    headers = [html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", table.group(0))]
+    assert headers == [
+        "bench", "work", "baseline", "baseline s", "argbench s", "ratio", "machine", "date"
+    ]  # fmt: skip
+    rows = [
+        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        for r in re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]
+    ]
+    full = json.loads((ROOT / "docs/benchmarks/full/benches.json").read_text(encoding="utf-8"))
+    expected = [
+        [b["bench"], s["work"], s["baseline"], f"x{s['ratio']:.3g}", s["machine"], s["date"]]
+        for b in full["benches"]
+        for s in b.get("summary") or [{}]
+        if s
+    ]
+    assert [[r[0], r[1], r[2], r[5], r[6], r[7]] for r in rows if r[3]] == expected
+    without = [r[0] for r in rows if not r[3]]
+    assert without == [b["bench"] for b in full["benches"] if not b.get("summary")]
+    assert all(r[1].startswith("no summary yet") for r in rows if not r[3])
+    assert "argbench-bench-summary" not in _visible(article.split("<h2", 1)[1])  # in the table
