@@ -314,6 +314,10 @@ def _seconds(value: float) -> str:
     return f"{value:.3g}" if value < 100 else f"{value:,.0f}"
 
 
+def _ratio(value: float) -> str:
+    return f"x{value:,.0f}" if value >= 100 else f"x{value:.3g}"
+
+
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -339,7 +343,7 @@ def summary_table(runs: dict, folder: Path) -> list[str]:
             lines.append(
                 f"| `{name}` | {_cell(entry['work'])} | {_cell(entry['baseline'])} | "
                 f"{_seconds(entry['baseline_s'])} | {_seconds(entry['argbench_s'])} | "
-                f"x{entry['ratio']:.3g} | {_cell(entry.get('machine', runs.get('machine', '')))} "
+                f"{_ratio(entry['ratio'])} | {_cell(entry.get('machine', runs.get('machine', '')))} "
                 f"| {_cell(entry.get('date', bench.get('started', runs.get('date', ''))))} |"
             )
         if not entries:
