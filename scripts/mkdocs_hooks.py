@@ -325,11 +325,9 @@ def _cell(text) -> str:
 def summary_table(runs: dict, folder: Path) -> list[str]:
     """One row per comparison a bench printed (its ``argbench-bench-summary:`` lines, collected
     by run_benches into ``summary``); a bench of the run without any says so. An entry that is
-    not of the documented form stops the build, naming the bench."""
-    lines = [
-        "| bench | work | baseline | baseline s | argbench s | ratio | machine | date |",
-        "|---|---|---|--:|--:|--:|---|---|",
-    ]
+    not of the documented form stops the build, naming the bench. The machine's platform,
+    when every row shares it, is said once above the table; each row keeps its CPUs and load."""
+    rows, machines = [], []
     for bench in runs["benches"]:
         name = bench["bench"]
         if "summary_error" in bench:
@@ -340,25 +338,41 @@ def summary_table(runs: dict, folder: Path) -> list[str]:
                 check(entry, name)
             except BadSummary as error:
                 raise BadSummary(f"{folder / 'benches.json'}: {error}") from None
-            lines.append(
-                f"| `{name}` | {_cell(entry['work'])} | {_cell(entry['baseline'])} | "
-                f"{_seconds(entry['baseline_s'])} | {_seconds(entry['argbench_s'])} | "
-                f"{_ratio(entry['ratio'])} | {_cell(entry.get('machine', runs.get('machine', '')))} "
-                f"| {_cell(entry.get('date', bench.get('started', runs.get('date', ''))))} |"
+            machine = entry.get("machine", runs.get("machine", ""))
+            machines.append(machine)
+            date = entry.get("date", bench.get("started", runs.get("date", "")))
+            rows.append(
+                [f"`{name}` {_cell(entry['work'])}", _cell(entry["baseline"])]
+                + [_seconds(entry["baseline_s"]), _seconds(entry["argbench_s"])]
+                + [_ratio(entry["ratio"]), machine, _cell(date)]
             )
         if not entries:
-            why = (
-                "did not finish"
-                if bench.get("returncode") != 0
-                else "printed no summary line (run before benches printed them)"
-            )
+            why = "did not finish" if bench.get("returncode") != 0 else "output from before them"
             when = bench.get("started") or runs.get("date", "")
-            lines.append(f"| `{name}` | no summary yet: {why} | | | | | | {_cell(when)} |")
-    return lines + [
+            rows.append([f"`{name}` no summary yet ({why})", "", "", "", "", "", _cell(when)])
+    platforms = {m.split(", ", 1)[0] for m in machines}
+    shared = platforms.pop() if len(platforms) == 1 else None
+    intro = []
+    if shared:
+        intro = [f"Machine: {_cell(shared)}.", ""]
+        for row in rows:
+            row[5] = row[5].removeprefix(shared + ", ")
+    return [
+        *intro,
+        '<div class="bench-summary" markdown>',
+        "",
+        "| work | baseline | baseline s | argbench s | ratio | machine | date |",
+        "|---|---|--:|--:|--:|---|---|",
+        *(
+            "| " + " | ".join(_cell(c) if i == 5 else c for i, c in enumerate(r)) + " |"
+            for r in rows
+        ),
+        "",
+        "</div>",
         "",
         "ratio = baseline seconds / argbench seconds: argbench is faster when it is above 1. "
         "Each row is one `argbench-bench-summary:` line the bench printed "
-        "(scripts/summary_line.py); the machine's load average is the one at the end of the "
+        "(scripts/summary_line.py); the load average is the machine's at the end of the "
         "bench (the machine is shared).",
         "",
     ]
