@@ -67,15 +67,16 @@ def main(argv=None) -> int:
     )
     if args.only and len(chosen) != len(args.only):
         parser.error(f"unknown bench in {args.only}; benches: {[b.stem for b in benches()]}")
-    runs, failed = [], []
+    runs, failed, kept = [], [], []
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     summary_path = out / "benches.json"
     if args.append and summary_path.is_file():
         earlier = json.loads(summary_path.read_text(encoding="utf-8"))
         if earlier["small"] != args.small:
             parser.error(f"--append: {summary_path} is a run of another size")
-        names = {b.stem for b in chosen}
-        runs = [r for r in earlier["benches"] if r["bench"] not in names]
+        # an earlier bench's record stays until this run replaces it: a run stopped halfway
+        # keeps the records (and output files) of the benches it did not reach
+        kept = earlier["benches"]
         started = earlier.get("date", started)
     for script in chosen:
         command = [sys.executable, str(script.relative_to(SCRIPTS.parent))]
@@ -134,7 +135,9 @@ def main(argv=None) -> int:
         where = f"{platform.platform()}, {os.cpu_count()} CPUs, load {run['load']}"
         run["summary"] = [{**record, "machine": where, "date": run["started"]} for record in found]
         runs.append(run)
-        summary = {"small": args.small, "machine": machine, "date": started, "benches": runs}
+        done = {r["bench"] for r in runs}
+        records = [r for r in kept if r["bench"] not in done] + runs
+        summary = {"small": args.small, "machine": machine, "date": started, "benches": records}
         summary_path.write_text(json.dumps(summary, indent=1), encoding="utf-8")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)

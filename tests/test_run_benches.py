@@ -160,3 +160,29 @@ def test_every_bench_prints_its_summary_at_small_size(tmp_path, real_mirror, mon
         for entry in bench["summary"]:
             assert f"| `{bench['bench']}` {entry['work']} |" in table
     assert "no summary yet" not in table
+
+
+def test_an_append_run_stopped_halfway_keeps_the_benches_it_did_not_reach(tmp_path):
+    """--append over a whole earlier run: while the second bench runs (or if the run is
+    stopped then), benches.json still holds the earlier record of every bench not yet redone."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    out = tmp_path / "out"
+    for name in ("bench_a", "bench_b"):
+        (scripts / f"{name}.py").write_text(f"print({GOOD!r})\n")
+    runner = _runner(scripts)
+    assert runner.main(["--out", str(out)]) == 0
+    first = {b["bench"]: b for b in json.loads((out / "benches.json").read_text())["benches"]}
+    # bench_b, run again, copies benches.json as it is while bench_b runs
+    seen = tmp_path / "seen.json"
+    (scripts / "bench_b.py").write_text(
+        "import shutil\n"
+        f"shutil.copy({str(out / 'benches.json')!r}, {str(seen)!r})\n"
+        f"print({GOOD!r})\n"
+    )
+    assert runner.main(["--out", str(out), "--append", "--only", "bench_a", "bench_b"]) == 0
+    during = {b["bench"]: b for b in json.loads(seen.read_text())["benches"]}
+    assert during["bench_b"] == first["bench_b"]  # was dropped at the start of the run
+    assert during["bench_a"]["started"] >= first["bench_a"]["started"]
+    after = json.loads((out / "benches.json").read_text())["benches"]
+    assert [b["bench"] for b in after] == ["bench_a", "bench_b"]
