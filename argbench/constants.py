@@ -33,3 +33,36 @@ LLM_CONNECTION_OPTIONS = (
 )
 # options never written to a file (a run's record): read from the environment instead
 LLM_SECRET_OPTIONS = ("api_key",)
+
+# Judge cards (argbench judge-card --task): the people's labels a judge is checked against.
+# Per card: what it holds, whether an STS matcher can be its judge (else an LLM only), the
+# options that take its sample (the command refuses the others before any work), and the function that builds it (``module:function``, imported when the card is made: the
+# command line reads this table without importing the leaderboard).
+JUDGE_CARD_TASKS = {
+    "cqs_gen": {
+        "help": "CQs-Gen's 1,528 labelled shared-task questions and §6.1's ranking of the 15 "
+        "submissions (an STS matcher or an LLM)",
+        "sts": True,
+        "sample": ("interventions", "submissions"),
+        "build": "argbench.leaderboard.judge_cards:cqs_gen_card",
+    },
+    "cam_relevance": {
+        "help": "CAM §3.4: an LLM labelling argument relevance 0-3 against the experts' "
+        "labels of the expert sheets' 467 sentences (26 object pairs)",
+        "sts": False,
+        "sample": ("items",),
+        "build": "argbench.leaderboard.judge_cards:relevance_card",
+    },
+    **{
+        f"webis_{dimension}": {
+            "help": f"Webis-ArgQuality-20, {dimension} quality: an LLM judging which of two "
+            "arguments is better against the crowd's 13,952 pairwise judgments, and the "
+            "Bradley-Terry merits fitted from its judgments against those from the people's",
+            "sts": False,
+            "sample": ("items",),
+            "build": "argbench.leaderboard.judge_cards:webis_pairwise_card",
+            "options": {"dimension": dimension},
+        }
+        for dimension in WEBIS_DIMENSIONS
+    },
+}

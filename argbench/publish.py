@@ -21,8 +21,9 @@ from argbench._version import __version__
 from argbench.errors import BadInput
 from argbench.hub_eval import eval_yaml
 from argbench.io import staged_folder
-from argbench.leaderboard.space import BOARD_RESULTS, write_space
+from argbench.leaderboard.space import BOARD_CARDS, BOARD_RESULTS, write_space
 from argbench.loaders import builder_class
+from argbench.sources import hub_reachable, is_offline
 from argbench.space_bundle import check_space_name, space_folder
 
 __all__ = [
@@ -69,8 +70,6 @@ def check_credentials(api=None):
     """The Hub is reachable and accepts our token, checked before any build or upload (a
     publish that builds for minutes and then fails on the network loses that work). Returns
     the api to use."""
-    from argbench.sources import hub_reachable, is_offline
-
     if api is None:
         if is_offline("models") or not hub_reachable():
             why = "HF_HUB_OFFLINE is set" if is_offline("models") else "no route to the Hub"
@@ -244,7 +243,7 @@ def _upload(
         options = {"delete_patterns": deleted}
     elif board:  # only the files written (not a user's own files in --out); uploads kept
         written = [glob.escape(f["path"]) for f in plan["files"]]
-        options = {"allow_patterns": written, "delete_patterns": [BOARD_RESULTS]}
+        options = {"allow_patterns": written, "delete_patterns": [BOARD_RESULTS, BOARD_CARDS]}
     else:
         options = {"ignore_patterns": list(_NOT_UPLOADED)}
     log(f"uploading {len(plan['files'])} files to {repo_id}")
@@ -430,6 +429,7 @@ def publish_leaderboard(
     repo_id: str,
     space_config: dict,
     *,
+    cards=(),
     out_dir=None,
     private: bool = False,
     dry_run: bool = False,
@@ -453,7 +453,7 @@ def publish_leaderboard(
         target = Path(out_dir or scratch) / repo_id.partition("/")[2]
         # written beside the target and swapped in whole; a dry run writes only its staging
         with staged_folder(target, what="--out", dry_run=dry_run, log=log) as staging:
-            write_space(results, staging.path, space_config)
+            write_space(results, staging.path, space_config, cards=cards)
             plan = _plan("leaderboard", "leaderboard", staging.path, repo_id, private, "")
             plan["tag"] = f"v{__version__}-board-{_folder_digest(staging.path)[:12]}"
         plan["folder"], plan["card"] = str(target), str(target / "README.md")

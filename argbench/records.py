@@ -31,10 +31,20 @@ def where(index: int, keys) -> str:
     return f"record {index}" + (f" ({keys[index]!r})" if keys else "")
 
 
+def top_fields(field: str) -> list[str]:
+    """The record fields a column reads: ``"a.b"`` reads a, ``"a+b"`` reads a and b."""
+    return [part.split(".")[0] for part in field.split("+")]
+
+
 def field_value(record, field: str, at: str):
-    """``record[field]``; ``"a.b"`` is field b of every element of list a."""
+    """``record[field]``; ``"a.b"`` is field b of every element of list a; ``"a+b"`` names
+    a thing by several fields (an argument by discussion and argument id): their values
+    joined by ``/`` as one string."""
     if isinstance(record, dict) and field in record:
         return record[field]
+    if "+" in field:
+        parts = [field_value(record, part, at) for part in field.split("+")]
+        return "/".join(str(part) for part in parts)
     head, _, rest = field.partition(".")
     if not isinstance(record, dict) or head not in record:
         have = list(record) if isinstance(record, dict) else type(record).__name__
@@ -72,7 +82,8 @@ def inputs_from_records(
     used = {}
     for name, field in columns.items():
         first = records[0]
-        if name not in features and not (isinstance(first, dict) and field.split(".")[0] in first):
+        present = isinstance(first, dict) and all(f in first for f in top_fields(field))
+        if name not in features and not present:
             note(f"{name}: the records have no field {field!r}; not used")
             continue
         used[name] = field

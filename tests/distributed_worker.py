@@ -73,6 +73,16 @@ def cases(models: dict) -> dict[str, tuple[str, dict, dict]]:
             },
             {"categories": [0, 1, 2, 3]},
         ),
+        "bradley_terry": (
+            "bradley_terry",
+            {
+                "item_a": ["x", "x", "y", "z", "u", "v", "w"],
+                "item_b": ["y", "z", "z", "x", "v", "w", "u"],
+                "outcome": ["a", "a", "tie", "b", "b", "a", "tie"],
+                "group": ["t", "t", "t", "t", "s", "s", "s"],
+            },
+            {"regularization": 0.25},
+        ),
         "argument_answer_coherence": (
             "argument_answer_coherence",
             {"predictions": ANSWERS, "references": [ARGUMENTS] * len(ANSWERS)},

@@ -44,7 +44,13 @@ def git_blob_oid(data: bytes) -> str:
 
 
 class NotFound(Exception):
-    pass
+    """A 404 with the Hub's ``X-Error-Code`` header, which huggingface_hub turns into its
+    errors (``RepoNotFound``: RepositoryNotFoundError, ``RevisionNotFound``,
+    ``EntryNotFound``)."""
+
+    def __init__(self, message: str, code: str = "RepoNotFound"):
+        super().__init__(message)
+        self.code = code
 
 
 class Store:
@@ -88,7 +94,7 @@ class Store:
                 return repo[space][revision[len(prefix) :]]
         if revision in repo["commits"]:
             return revision
-        raise NotFound(f"Invalid rev id: {revision}")
+        raise NotFound(f"Invalid rev id: {revision}", "RevisionNotFound")
 
     def commit(self, repo: dict, branch: str, files: dict, message: str, parent) -> str:
         body = json.dumps([parent, sorted(files.items()), message, time.time_ns()]).encode()
@@ -158,8 +164,12 @@ class Handler(BaseHTTPRequestHandler):
                 try:
                     with server.store.lock:
                         return handler(self, query, **match.groupdict())
-                except NotFound as error:
-                    return self._error(404, str(error), **{"X-Error-Code": "RepoNotFound"})
+                except NotFound as error:  # the code as a header, where the Hub sends it
+                    return self._send(
+                        404,
+                        {"error": str(error)},
+                        {"X-Error-Code": error.code, "X-Error-Message": str(error)},
+                    )
         with server.lock:
             server.unknown.append(what)
         self._body()
@@ -361,7 +371,7 @@ class Handler(BaseHTTPRequestHandler):
         recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
         entries = self._tree(files, path or "", recursive)
         if path and not entries:
-            raise NotFound(f"Entry not found: {path}")
+            raise NotFound(f"Entry not found: {path}", "EntryNotFound")
         self._send(200, entries)
 
     def paths_info(self, query, kinds, repo_id, revision):

@@ -122,7 +122,6 @@ LAZY_MODULES: dict[str, str] = {
     "argbench.reproduce": "numpy",
     "argbench.reproduce.webis": "numpy",
     "argbench.hub_eval": "yaml",
-    "argbench.sources": "urllib.request",  # the network: only when a file is fetched
     "argbench.models": "urllib.request",  # through argbench.sources
     "argbench.llm": "urllib.request",  # the LLM client
     "argbench.browser": "asyncio",  # the headless browser's driver

@@ -178,7 +178,7 @@ def test_a_random_judge_has_kappa_near_zero_and_the_board_marks_its_column(tmp_p
     names = list(LABELS)
     bad = card_document(rows, names, IDENTITY, matcher=random_judge(), resamples=500)
     good = card_document(rows, names, IDENTITY, matcher=oracle(rows), resamples=500)
-    q_bad, q_good = bad["result"]["question_level"], good["result"]["question_level"]
+    q_bad, q_good = bad["result"]["item_level"], good["result"]["item_level"]
     assert abs(q_bad["kappa"]) < 0.1 and q_bad["kappa_low"] < 0 < q_bad["kappa_high"]
     assert q_good["kappa"] > 0.9 and q_good["kappa_low"] > 0.5  # the control
     assert summary(bad)["chance"] and not summary(good)["chance"]
@@ -269,8 +269,9 @@ def test_the_minilm_card_and_the_report_share_one_computation(real_corpora, tmp_
     doc = card_document(
         list(split), names, IDENTITY, model=Embedder(minilm, cache_dir=False), resamples=1000
     )
-    q, s = doc["result"]["question_level"], doc["result"]["system_level"]
+    q, s = doc["result"]["item_level"], doc["result"]["system_level"]
     assert q["n"] == 1528 and q["n_unscored"] == 0
+    assert doc["result"]["time"]["texts_encoded"] == 2318  # each text once (was 4,636)
     assert q["kappa"] == pytest.approx(0.342, abs=1e-3)
     assert (q["kappa_low"], q["kappa_high"]) == pytest.approx((0.293, 0.389), abs=2e-3)
     c = s["correlation"]
@@ -283,6 +284,39 @@ def test_the_minilm_card_and_the_report_share_one_computation(real_corpora, tmp_
     assert ranks.argbench == c["spearman_ranks"] and scores.argbench == c["pearson_scores"]
     iv = s["intervals"]["spearman_ranks"]
     assert f"[{iv['low']:.3f}, {iv['high']:.3f}]" in ranks.note
+
+
+@pytest.mark.mirror
+@pytest.mark.slow  # MiniLM loaded three times (the card and the two levels on their own)
+def test_the_sts_card_encodes_each_text_once_with_the_figures_of_two_encodings(
+    real_corpora, minilm
+):
+    """The STS card's two levels read one vector table: each distinct text of the sample is
+    encoded once (was: once per level, 2 x); the figures equal those of the two levels run on
+    their own encoders (the old path)."""
+    from argbench.embedding import Embedder
+    from argbench.scoring.judge_card import question_level
+
+    split = real_corpora.load("cqs_gen", "extended", "test")
+    names = split.features["references"].feature["label"].names
+    rows = list(split)[:3]
+    texts = {r["cq"] for row in rows for r in row["references"]}
+    encoder = Embedder(minilm, cache_dir=False)
+    doc = card_document(rows, names, IDENTITY, model=encoder, resamples=200)
+    r = doc["result"]
+    assert r["time"]["texts_encoded"] == len(texts) == encoder.n_encoded
+    old_q = question_level(
+        rows, label_names=names, resamples=200, model=Embedder(minilm, cache_dir=False)
+    )
+    old_s = system_level(rows, names, model=Embedder(minilm, cache_dir=False), resamples=200)
+    q = r["item_level"]
+    assert (q["kappa"], q["kappa_low"], q["kappa_high"]) == pytest.approx(
+        tuple(old_q["by_threshold"][0.65][k] for k in ("kappa", "kappa_low", "kappa_high"))
+    )
+    assert r["labels"] == old_q["labels"][0.65]
+    assert r["system_level"]["correlation"] == pytest.approx(old_s["correlation"])
+    for key, interval in old_s["intervals"].items():
+        assert r["system_level"]["intervals"][key] == pytest.approx(interval)
 
 
 @pytest.mark.real_server
@@ -305,7 +339,7 @@ def test_an_llm_judge_card_against_the_real_llama_server(weights, real_corpora, 
             llm=endpoint, interventions=1, submissions=3, resamples=200, log=print, **where
         )
     r = doc["result"]
-    q, labels = r["question_level"], r["labels"]
+    q, labels = r["item_level"], r["labels"]
     assert r["sample"]["questions"] == 9 and len(labels) == 9 == len(doc["item_ids"])
     assert q["n_unscored"] == labels.count(ISSUE) >= 1  # SmolLM2 chatters: some unparseable
     assert q["n"] + q["n_unscored"] == 9 and q["unscored_rate"] == q["n_unscored"] / 9
@@ -320,4 +354,4 @@ def test_an_llm_judge_card_against_the_real_llama_server(weights, real_corpora, 
     assert r["time"]["seconds_per_1000_judgments"] > 0 and "cores" in r["time"]["machine"]
     assert "matcher:llm" in r["judge"]["signature"] and "structured" not in r["judge"]["fields"]
     path, _ = write_card(doc, tmp_path / "cards")
-    assert read_card(path)["result"]["question_level"]["n_unscored"] == q["n_unscored"]
+    assert read_card(path)["result"]["item_level"]["n_unscored"] == q["n_unscored"]

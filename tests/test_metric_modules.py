@@ -67,6 +67,12 @@ EXAMPLES = {
         "predictions": ["A is faster [1, 2]. B is cheaper [generated].", "Only [3]."],
         "references": [[3, 0, 2], [1, None, 2]],
     },
+    "bradley_terry": {
+        "item_a": ["x", "x", "y", "z", "u"],
+        "item_b": ["y", "z", "z", "x", "v"],
+        "outcome": ["a", "a", "tie", "b", "b"],
+        "group": ["t", "t", "t", "t", "s"],
+    },
     "claim_relation": {
         "predictions": [0.9, 0.2, 0.6, 0.4, 0.6],
         "references": [1, 0, 1, 0, 0],

@@ -27,6 +27,7 @@ from argbench.results import (
     write_fragment,
     write_results,
 )
+from argbench.results.evaluate import shard_split_records
 
 from .helpers import cli, write
 
@@ -40,13 +41,22 @@ def _unit(text: str) -> float:
 
 def sharded(metric, predictions, dataset, config, split, count, tmp_path, **options) -> list:
     """The fragments of a run split ``count`` ways, written and read back as files."""
+    return shards_of(
+        lambda shard: argbench.evaluate_predictions(
+            metric, predictions, dataset, config, split, shard=shard, **options
+        ),
+        count,
+        tmp_path,
+        metric,
+    )
+
+
+def shards_of(fragment_of, count, tmp_path, name) -> list:
+    """``fragment_of("I/N")`` for each shard of ``count``, written as files; their paths."""
     paths = []
     for index in range(count):
-        fragment = argbench.evaluate_predictions(
-            metric, predictions, dataset, config, split, shard=f"{index}/{count}", **options
-        )
-        path = tmp_path / f"{metric}-{index}-of-{count}.json"
-        write_fragment(fragment, path)
+        path = tmp_path / f"{name}-{index}-of-{count}.json"
+        write_fragment(fragment_of(f"{index}/{count}"), path)
         paths.append(path)
     return paths
 
@@ -54,9 +64,20 @@ def sharded(metric, predictions, dataset, config, split, count, tmp_path, **opti
 def assert_merges_to_one_run(metric, predictions, dataset, config, split, tmp_path, **options):
     whole = argbench.evaluate_predictions(metric, predictions, dataset, config, split, **options)
     write_results(whole, tmp_path / "whole.json")
-    whole = read_results(tmp_path / "whole.json")
-    for count in COUNTS:
-        paths = sharded(metric, predictions, dataset, config, split, count, tmp_path, **options)
+    return assert_shards_merge_to(
+        read_results(tmp_path / "whole.json"),
+        lambda count: sharded(
+            metric, predictions, dataset, config, split, count, tmp_path, **options
+        ),
+        tmp_path,
+    )
+
+
+def assert_shards_merge_to(whole, shards, tmp_path, counts=COUNTS) -> dict:
+    """For each N in ``counts``, the ``shards(N)`` fragments merge to the document ``whole``
+    (read back from its file) and, N > 1, the shards' own figures are not the run's."""
+    for count in counts:
+        paths = shards(count)
         fragments = [read_fragment(p) for p in paths]
         assert sorted(i for f in fragments for i in f["item_ids"]) == sorted(whole["item_ids"])
         merged = merge_fragments(paths[::-1])  # any order of the fragments
@@ -303,7 +324,7 @@ def test_cli_shards_merge_into_the_file_of_one_run(cam, tmp_path, capsys):
     )
     assert code == 2 and "0 <= I < N" in err
     code, _, err = cli(capsys, "evaluate", "argument_relevance", path, "--shard", "0/2")
-    assert code == 2 and "--shard goes with FILE --dataset --out" in err
+    assert code == 2 and "--shard goes with --dataset and --out" in err
 
 
 def test_judged_shards_merge_from_the_reply_cache_without_asking_again(
@@ -355,3 +376,202 @@ def test_judged_shards_merge_from_the_reply_cache_without_asking_again(
         )
         assert not again.requests  # the one-process run is served by the same cache
     assert same_result(whole, merged)
+
+
+# ---- a split's own records (argbench evaluate METRIC --dataset D, no FILE) ----
+
+
+def records_run(capsys, tmp_path, metric, *argv) -> dict:
+    """``argbench evaluate METRIC --dataset ... --out`` in one process: the document."""
+    out = tmp_path / f"{metric}-whole.json"
+    code, _, err = cli(capsys, "evaluate", metric, *argv, "--out", out)
+    assert code == 0, err
+    return read_results(out)
+
+
+def records_shards(tmp_path, metric, dataset, config, where, **options):
+    """``shards(N)`` for :func:`assert_shards_merge_to`: the records route's fragments."""
+
+    def shards(count):
+        return shards_of(
+            lambda shard: shard_split_records(
+                metric, dataset, config, shard=shard, **where, **options
+            ),
+            count,
+            tmp_path,
+            f"{metric}-records",
+        )
+
+    return shards
+
+
+def test_webis_bradley_terry_of_shards_is_the_one_run(real_corpora, tmp_path, capsys):
+    """41,856 Webis-ArgQuality-20 judgments, 60 topic × dimension fits: N shards of the
+    judgments (by row id) refitted at the merge give the one-process fits exactly."""
+    where = {"sources": str(real_corpora.mirror), "cache_dir": real_corpora.cache}
+    whole = records_run(
+        capsys,
+        tmp_path,
+        "bradley_terry",
+        "--dataset",
+        "webis_argquality20",
+        "--config",
+        "pairwise",
+        *("--sources", where["sources"], "--cache-dir", where["cache_dir"]),
+    )
+    assert_shards_merge_to(
+        whole,
+        records_shards(tmp_path, "bradley_terry", "webis_argquality20", "pairwise", where),
+        tmp_path,
+    )
+    result = whole["result"]
+    assert whole["n_items"] == result["n_judgments"] == 41856
+    assert result["n_groups"] == 60 and result["converged"]
+
+
+@pytest.fixture
+def webis(fixture_mirror, cache_dir):
+    """webis_argquality20 pairwise from the fixture files (9 judgments, 6 groups)."""
+    where = {"sources": str(fixture_mirror("webis_argquality20")), "cache_dir": cache_dir}
+    flags = ["--dataset", "webis_argquality20", "--config", "pairwise"]
+    return where, flags + ["--sources", where["sources"], "--cache-dir", where["cache_dir"]]
+
+
+def test_bradley_terry_of_shards_is_the_one_run_on_the_fixture(webis, tmp_path, capsys):
+    where, flags = webis
+    whole = records_run(capsys, tmp_path, "bradley_terry", *flags)
+    assert whole["n_items"] == 9 and whole["result"]["n_groups"] == 6
+    shards = records_shards(tmp_path, "bradley_terry", "webis_argquality20", "pairwise", where)
+    assert_shards_merge_to(whole, shards, tmp_path)
+
+
+def test_cli_records_shards_merge_refuse_and_mark(webis, tmp_path, capsys):
+    """The command line's records route: shards merged = the one-process file; a missing
+    shard is marked; one shard twice, another option and a predictions-route fragment are
+    refused (exit 2, naming the files)."""
+    where, flags = webis
+    whole = records_run(capsys, tmp_path, "bradley_terry", *flags)
+    parts = []
+    for index in range(3):
+        part = tmp_path / f"bt-{index}.json"
+        code, out, err = cli(
+            capsys, "evaluate", "bradley_terry", *flags, "--shard", f"{index}/3", "--out", part
+        )
+        assert code == 0 and f"shard {index}/3 of webis_argquality20/pairwise/train" in out, err
+        parts.append(part)
+    code, out, err = cli(capsys, "merge", *parts, "--out", tmp_path / "m.json")
+    assert code == 0 and "9 items merged from 3 fragment(s)" in out, err
+    assert same_result(whole, read_results(tmp_path / "m.json"))
+    # a missing shard: marked, not refused
+    held = [p for p in parts if read_fragment(p)["item_ids"]]
+    code, _, err = cli(capsys, "merge", *held[1:], "--out", tmp_path / "p.json")
+    assert code == 0 and "missing" in err
+    assert read_results(tmp_path / "p.json")["complete"] is False
+    # one shard twice; a shard of another option (λ)
+    code, _, err = cli(capsys, "merge", parts[0], parts[0], "--out", tmp_path / "x.json")
+    assert code == 2 and "both shard 0/3" in err
+    other = tmp_path / "other.json"
+    code, _, err = cli(
+        capsys,
+        "evaluate",
+        "bradley_terry",
+        *flags,
+        "--option",
+        "regularization=0.5",
+        "--shard",
+        "1/3",
+        "--out",
+        other,
+    )
+    assert code == 0, err
+    code, _, err = cli(capsys, "merge", parts[0], other, parts[2], "--out", tmp_path / "y.json")
+    assert code == 2 and "another run" in err and str(other) in err
+    # --shard needs --dataset and --out
+    code, _, err = cli(capsys, "evaluate", "bradley_terry", "--shard", "0/2")
+    assert code == 2 and "--shard goes with --dataset and --out" in err
+    code, _, err = cli(
+        capsys,
+        "evaluate",
+        "bradley_terry",
+        *flags,
+        "--references",
+        "r.json",
+        "--shard",
+        "0/2",
+        "--out",
+        tmp_path / "z.json",
+    )
+    assert code == 2 and "--shard takes no --references" in err
+
+
+def test_judged_records_route_shards_merge_from_the_reply_cache(
+    fixture_mirror, cache_dir, tmp_path, capsys, monkeypatch
+):
+    """AAC on cam_answers' own answers with an LLM judge and bootstrap intervals: two shards,
+    each on its own stub server; the merge (both servers down) equals the one-process file.
+    The API key given in --option is in no file (not in the recorded command either)."""
+    from .openai_stub import StubServer
+
+    monkeypatch.setenv("ARGBENCH_LLM_API_KEY", "from-the-environment")  # the merge's
+    where = {"sources": str(fixture_mirror("cam_answers")), "cache_dir": cache_dir}
+    flags = ["--dataset", "cam_answers", "--config", "silver", "--ci", "--resamples", "300"]
+    flags += ["--sources", where["sources"], "--cache-dir", where["cache_dir"]]
+
+    def answer(request, number):  # a fixed verdict per prompt
+        return 200, str(int(_unit(json.dumps(request, sort_keys=True)) < 0.5)), 0, None
+
+    judge = {"model": "stub", "model_id": "stub-judge", "api_key": "secret-key"}
+    with StubServer(answer) as one, StubServer(answer) as other:
+        parts = []
+        for index, server in enumerate((one, other)):
+            llm = json.dumps({**judge, "base_url": server.base_url})
+            part = tmp_path / f"aac-{index}.json"
+            code, _, err = cli(
+                capsys,
+                "evaluate",
+                "argument_answer_coherence",
+                *flags,
+                "--option",
+                f"llm={llm}",
+                "--shard",
+                f"{index}/2",
+                "--out",
+                part,
+            )
+            assert code == 0, err
+            assert "secret-key" not in part.read_text()
+            parts.append(part)
+        asked = len(one.requests) + len(other.requests)
+        assert asked > 0 and one.requests and other.requests
+    merged = merge_fragments(parts)  # both servers are down now
+    with StubServer(answer) as again:
+        llm = json.dumps({**judge, "base_url": again.base_url})
+        whole = records_run(
+            capsys, tmp_path, "argument_answer_coherence", *flags, "--option", f"llm={llm}"
+        )
+        assert not again.requests  # served by the shards' reply cache
+    assert merged["n_items"] == 9 and "ci" in merged["result"]
+    assert same_result(whole, merged)
+    assert "secret-key" not in json.dumps(whole) and "<hidden>" in whole["command"]
+    assert all(read_fragment(p)["result"] != whole["result"] for p in parts)
+
+
+def test_records_that_become_several_examples_are_refused_as_by_one_run(
+    fixture_mirror, cache_dir, tmp_path, capsys
+):
+    """cqs_gen's references as cr_diversity's predictions: a list per record. One process
+    with --out refuses it (a results file has one id per item); so does a shard (before: a
+    fragment of 4,136 examples under 186 ids)."""
+    where = ["--sources", str(fixture_mirror("cqs_gen")), "--cache-dir", cache_dir]
+    flags = ["--dataset", "cqs_gen", "--config", "interventions", "--split", "validation"]
+    flags += [*where, "--column", "predictions=references.cq"]
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--out", tmp_path / "w.json")
+    assert code == 2 and "a results file needs one id per scored item" in err
+    part = tmp_path / "part.json"
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--shard", "0/2", "--out", part)
+    assert code == 2 and "a fragment needs one id per scored item" in err
+    assert not part.exists()
+    # control: one value per record (the interventions' text) is sharded
+    flags[-1] = "predictions=intervention"
+    code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--shard", "0/2", "--out", part)
+    assert code == 0 and part.exists(), err

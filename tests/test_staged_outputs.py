@@ -315,7 +315,11 @@ def test_a_board_is_republished_as_a_new_revision_keeping_the_uploads(tmp_path):
     assert first["tag"] != second["tag"] and second["tag"].startswith("v")
     uploads = [call[1] for call in api.calls if call[0] == "upload_folder"]
     assert len(uploads) == 2
-    assert uploads[1]["delete_patterns"] == ["results/[0-9][0-9][0-9]-*.json"]
+    # the board's own results and judge cards (the uploads live in their dataset repo)
+    assert uploads[1]["delete_patterns"] == [
+        "results/[0-9][0-9][0-9]-*.json",
+        "cards/[0-9][0-9][0-9]-*.json",
+    ]
     assert "notes.txt" not in uploads[1]["allow_patterns"]
     assert (out / "board" / "notes.txt").read_text() == "not for the Space"
     with pytest.raises(RuntimeError, match="same board"):

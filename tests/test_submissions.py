@@ -158,6 +158,16 @@ def test_results_documents_read_back(scored, tmp_path):
     assert back["result"]["ci"]["score"]["low"] <= back["result"]["score"]
     table = format_table(docs, ranking_correlation([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]))
     assert "submission_00" in table and "Pearson on scores -1.000" in table
+    # with the judge card's intervals (argbench submissions passes ranking_level's)
+    iv = {
+        k: {"low": -1.0, "high": -0.5} for k in ("pearson_scores", "spearman_ranks", "kendall_tau")
+    }
+    table = format_table(
+        docs, {**ranking_correlation([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]), "intervals": iv}
+    )
+    assert (
+        "Kendall tau-b -1.000 [-1.000, -0.500]" in table and "bootstrap over interventions" in table
+    )
 
 
 @pytest.mark.mirror

@@ -35,9 +35,10 @@ from argbench.cli.evaluate_inputs import (
     submission_inputs,
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
+from argbench.constants import LLM_SECRET_OPTIONS
 from argbench.io import check_name, check_text, claim_output
 from argbench.metrics import list_metrics
-from argbench.records import inputs_from_records
+from argbench.records import inputs_from_records, top_fields
 from argbench.results import (
     add_intervals,
     build_document,
@@ -47,7 +48,7 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
-from argbench.results.evaluate import default_system
+from argbench.results.evaluate import default_system, shard_split_records
 from argbench.results.shards import Shard, write_fragment
 from argbench.scoring import declaration, declared_metrics, metric_function
 from argbench.signature import Signature
@@ -106,8 +107,8 @@ def add_commands(subparsers) -> None:
     ev.add_argument(
         "--shard",
         metavar="I/N",
-        help="FILE --dataset --out: score shard I of N (0 <= I < N; items by a hash of their "
-        "id) and write its fragment; argbench merge joins the N fragments",
+        help="--dataset --out (with or without FILE): score shard I of N (0 <= I < N; items "
+        "by a hash of their id) and write its fragment; argbench merge joins the N fragments",
     )
     ev.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals of per-item means"
@@ -215,23 +216,47 @@ def _cmd_evaluate(args) -> int:
 def _cmd_shard(args) -> int:
     """--shard I/N: one shard's fragment written to --out (the figures come at the merge)."""
     shard = Shard.parse(args.shard)
-    if not (args.input and args.dataset and args.out):
+    if not (args.dataset and args.out):
         raise UsageError(
-            "--shard goes with FILE --dataset --out: a shard scores predictions joined to a "
-            "split and writes its fragment"
+            "--shard goes with --dataset and --out (and FILE for predictions): a shard scores "
+            "a split's items and writes its fragment"
         )
     if args.dev or args.plot:
         raise UsageError("--shard takes no --dev or --plot (they need the whole run)")
+    if args.references or args.references_dataset:
+        raise UsageError("--shard takes no --references: a shard scores a split's items")
     note = lambda m: print(f"note: {m}", file=sys.stderr)  # noqa: E731
     compute, features = metric_function(args.metric)
     options = options_of(args, compute, features)
     _claim_outputs(args)
     check_known_dataset(args)
-    fragment = _evaluate_predictions(args, options, note, shard=shard)
+    if args.input:
+        fragment = _evaluate_predictions(args, options, note, shard=shard)
+    else:
+        fragment = shard_split_records(
+            args.metric,
+            args.dataset,
+            args.config,
+            args.split,
+            shard=shard,
+            options=options,
+            columns=column_overrides(args),
+            system=args.system,
+            ci=args.ci,
+            resamples=args.resamples,
+            seed=args.seed,
+            confidence=args.confidence,
+            sources=args.sources,
+            cache_dir=args.cache_dir,
+            num_proc=args.num_proc,
+            command=_command(args),
+            note=note,
+        )
     write_fragment(fragment, args.out)
     items = len(fragment["item_ids"])
+    source = f"{args.input} on " if args.input else ""
     print(
-        f"{args.metric} shard {shard} of {args.input} on {_label(fragment['dataset'])}: "
+        f"{args.metric} shard {shard} of {source}{_label(fragment['dataset'])}: "
         f"{items:,} of {fragment['n_split_items']:,} items"
     )
     if fragment["signature"]:
@@ -264,7 +289,21 @@ def _long_note(result: dict) -> str:
 
 
 def _command(args) -> str:
-    return shlex.join(["argbench", *getattr(args, "argv", sys.argv[1:])])
+    """The command line a results file or fragment records, with the judge's secrets (an
+    ``api_key`` in an ``--option KEY=JSON`` object) hidden: the file is meant to be shared."""
+    return shlex.join(["argbench", *map(_hide_secrets, getattr(args, "argv", sys.argv[1:]))])
+
+
+def _hide_secrets(word: str) -> str:
+    key, sep, text = str(word).partition("=")
+    try:
+        value = json.loads(text) if sep else None
+    except ValueError:
+        return word
+    if not isinstance(value, dict) or not any(k in value for k in LLM_SECRET_OPTIONS):
+        return word
+    hidden = {k: "<hidden>" if k in LLM_SECRET_OPTIONS else v for k, v in value.items()}
+    return f"{key}={json.dumps(hidden, ensure_ascii=False)}"
 
 
 def run(args, note=lambda message: None) -> tuple[dict, str, dict | None]:
@@ -414,7 +453,7 @@ def _evaluate_predictions(args, options, note, shard=None) -> dict:
 
 
 def _fields(columns: dict) -> set[str]:
-    return {field.split(".")[0] for field in columns.values()}
+    return {f for field in columns.values() for f in top_fields(field)}
 
 
 def _dev_options(args, features, note) -> dict:

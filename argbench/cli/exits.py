@@ -38,7 +38,7 @@ REFUSALS: list[Refusal] = [
     Refusal("evaluate", "judgments", 1, "LLM judgments that failed (without --allow-incomplete) or an endpoint that stopped answering"),
     Refusal("compare", "edited", 2, "a results file that is edited, truncated or not a results file (named: file, field)"),
     Refusal("merge", "fragments", 2, "fragments of different metrics, signatures, splits or runs, one shard twice, overlapping items, or a file that is not a fragment (named: files); missing shards make a partial merge marked complete: false (exit 0)"),
-    Refusal("evaluate", "shard", 2, "--shard that is not I/N with 0 <= I < N, or without FILE --dataset --out"),
+    Refusal("evaluate", "shard", 2, "--shard that is not I/N with 0 <= I < N, or without --dataset --out (FILE: predictions; none: the split's own records), or with --references"),
     Refusal("compare", "not-comparable", 2, "results of different metrics, signatures, splits or items (without --force)"),
     Refusal("compare", "same-results", 2, "fewer than two different results: one file given twice, or a copy of it (named, with the digest); a repeat beside other results is compared once and named"),
     Refusal("eval-results", "edited", 2, "a results file that is edited or not a results file"),

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from argbench.cli import UsageError, add_data_options, finite_float, positive_int, seed_int
-from argbench.constants import CQS_GEN_STS_MODEL
+from argbench.constants import CQS_GEN_STS_MODEL, JUDGE_CARD_TASKS
 from argbench.io import staged_folder
 
 _DESCRIPTION = """\
@@ -60,16 +60,27 @@ def add_commands(subparsers) -> None:
 
     command = subparsers.add_parser(
         "judge-card",
-        help="a judge checked against people: CQs-Gen's 1,528 labelled submitted questions",
+        help="a judge checked against people: CQs-Gen's labelled questions, CAM's relevance "
+        "labels, Webis-ArgQuality-20's pairwise judgments",
         description="How far a judge of cq_reference_match (STS with a model and threshold, "
         "or an LLM) agrees with the people who labelled the 15 CQs-Gen shared-task submissions "
         "(extended_test.json): Cohen's kappa (NAE a class) with a bootstrap interval over "
         "interventions, the confusion matrix, the share it could not label or gave no usable "
         "reply for; and §6.1's correlations (Pearson, Spearman, Kendall, with intervals) "
-        "between its ranking of the submissions and the human one. Writes "
-        "OUT/card-<digest>.json (a results file) and .html.",
+        "between its ranking of the submissions and the human one. --task cam_relevance: an LLM "
+        "labelling CAM argument relevance against the experts (§3.4); --task webis_<dimension>: "
+        "an LLM judging which of two arguments is better against Webis-ArgQuality-20's crowd, "
+        "with the Bradley-Terry merits of both. Writes OUT/card-<digest>.json (a results file) "
+        "and .html.",
     )
     command.add_argument("--out", required=True, help="folder for the card's files")
+    command.add_argument(
+        "--task",
+        choices=sorted(JUDGE_CARD_TASKS),
+        default="cqs_gen",
+        help="which people's labels (default cqs_gen): "
+        + "; ".join(f"{name}: {task['help']}" for name, task in sorted(JUDGE_CARD_TASKS.items())),
+    )
     judge = command.add_mutually_exclusive_group()
     judge.add_argument("--model", help="embedding model of the STS judge (default: as submissions)")
     judge.add_argument(
@@ -87,6 +98,12 @@ def add_commands(subparsers) -> None:
         "--submissions",
         type=positive_int,
         help="only the first N of the 15 submissions' questions (N >= 3; a stated sample)",
+    )
+    command.add_argument(
+        "--items",
+        type=positive_int,
+        help="cam_relevance, webis_*: only the first N sentences or pairs, round-robin over "
+        "the object pairs or topics (a stated sample; default: all)",
     )
     command.add_argument("--resamples", type=positive_int, default=1_000, help="default 1,000")
     command.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
@@ -187,6 +204,19 @@ def add_space_options(command) -> None:
     group.add_argument(
         "--references", metavar="DATASET", help="Hub dataset id (ORG/NAME[@rev]) of the references"
     )
+    group.add_argument(
+        "--submissions",
+        metavar="DATASET",
+        help="Hub dataset repo (ORG/NAME) the Space keeps the uploads in (default: "
+        "ORG/argbench-submissions, ORG the references' owner; created private when missing)",
+    )
+    group.add_argument(
+        "--board-cards",
+        nargs="+",
+        default=[],
+        metavar="CARD",
+        help="judge cards (argbench judge-card) the Space's board shows, as --cards does",
+    )
     group.add_argument("--references-config", help="its config (e.g. interventions)")
     group.add_argument("--references-split", help="its split (e.g. test)")
     group.add_argument(
@@ -224,6 +254,7 @@ def publish_space(args) -> int:
         space_config = config(
             metric,
             args.references,
+            submissions=args.submissions,
             references_config=args.references_config,
             references_split=args.references_split,
             model=args.model,
@@ -238,6 +269,7 @@ def publish_space(args) -> int:
         args.leaderboard,
         args.repo_id,
         space_config,
+        cards=args.board_cards,
         out_dir=args.out,
         private=args.private,
         dry_run=args.dry_run,
@@ -256,8 +288,16 @@ def publish_space(args) -> int:
 
 def _cmd_judge_card(args) -> int:
     from argbench.leaderboard.cqs_submissions import choose_model
-    from argbench.leaderboard.judge_cards import card_text, cqs_gen_card, write_card
+    from argbench.leaderboard.judge_cards import card_builder, card_text, write_card
 
+    task = JUDGE_CARD_TASKS[args.task]
+    if not task["sts"] and not args.judge:
+        raise UsageError(f"--task {args.task} needs --judge (an LLM): {task['help']}")
+    for option in ("interventions", "submissions", "items"):
+        if getattr(args, option) is not None and option not in task["sample"]:
+            takes = ", ".join(f"--{o}" for o in task["sample"])
+            raise UsageError(f"the {args.task} card has no --{option} (its sample: {takes})")
+    build = card_builder(args.task)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     split = {"sources": args.sources, "cache_dir": args.cache_dir}
@@ -265,6 +305,7 @@ def _cmd_judge_card(args) -> int:
         "threshold": args.threshold,
         "interventions": args.interventions,
         "submissions": args.submissions,
+        "items": args.items,
         "resamples": args.resamples,
         "seed": args.seed,
         "command": "argbench " + " ".join(args.argv),
@@ -275,15 +316,15 @@ def _cmd_judge_card(args) -> int:
 
         with serve_gguf(Path(args.judge[len("gguf:") :])) as endpoint:
             endpoint.cache_dir = False  # a card times and repeats real requests
-            doc = cqs_gen_card(llm=endpoint, **split, **options)
+            doc = build(llm=endpoint, **split, **options)
     elif args.judge:
         from argbench.llm import ChatEndpoint
 
-        doc = cqs_gen_card(llm=ChatEndpoint(args.judge, cache_dir=False), **split, **options)
+        doc = build(llm=ChatEndpoint(args.judge, cache_dir=False), **split, **options)
     else:
         # no vector cache: the card times the encoder's real work
         embedder, _ = choose_model(args.model, log=options["log"], cache_dir=False)
-        doc = cqs_gen_card(model=embedder, **split, **options)
+        doc = build(model=embedder, **split, **options)
     path, page = write_card(doc, out)
     print(card_text(doc))
     print(f"card: {path}, {page}")

@@ -41,7 +41,8 @@ from argbench.scoring.cq_submissions import (
     submission_name,
     systems,
 )
-from argbench.scoring.statistics import ranking_correlation, ranks
+from argbench.scoring.judge_card import ranking_level
+from argbench.scoring.statistics import ranks
 from argbench.tasks import task
 
 # the benchmark task a new system is scored by (its split and options): the test interventions
@@ -209,10 +210,20 @@ def format_table(docs: list[dict], correlation: dict | None) -> str:
             + f"  {rank_:>8g}  {_rank_text(human_rank.get(doc['system'])):>10}"
         )
     if correlation:
+        iv = correlation.get("intervals", {})
+
+        def figure(key: str) -> str:
+            text = f"{correlation[key]:.3f}"
+            if key in iv:
+                text += f" [{iv[key]['low']:.3f}, {iv[key]['high']:.3f}]"
+            return text
+
         lines.append(
             f"STS vs human over the {correlation['n']} submissions: Pearson on scores "
-            f"{correlation['pearson_scores']:.3f}, Spearman (Pearson on ranks) "
-            f"{correlation['spearman_ranks']:.3f} (paper §6.1: 0.69, Pearson, stsb-mpnet-base-v2)"
+            f"{figure('pearson_scores')}, Spearman (Pearson on ranks) "
+            f"{figure('spearman_ranks')}, Kendall tau-b {figure('kendall_tau')}"
+            + (" (95% bootstrap over interventions)" if iv else "")
+            + " (paper §6.1: 0.69, Pearson, stsb-mpnet-base-v2)"
         )
     return "\n".join(lines)
 
@@ -273,10 +284,9 @@ def _write(staging, model, threshold, resamples, seed, sources, cache_dir, comma
     planned += [(folder / "test" / f"{d['system']}.json", d) for d in test]
     written = write_results_once(planned, staging=staging)
     paths = [staging.target_of(p) for p, _, _ in written if p.parent.name == "results"]
-    humans = [d for d in docs if d["result"].get("human_score") is not None]
-    correlation = ranking_correlation(
-        [d["result"]["score"] for d in humans], [d["result"]["human_score"] for d in humans]
-    )
+    # §6.1's correlations with their intervals: the judge card's computation
+    level = ranking_level(scored, resamples=resamples, seed=seed)
+    correlation = {**level["correlation"], "intervals": level["intervals"]}
     write_json(
         folder / "correlation.json",
         {"results": [p.name for p in paths], "correlation": correlation},

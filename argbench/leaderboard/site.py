@@ -49,7 +49,7 @@ svg{max-width:100%;height:auto}input.filter{max-width:100%}
 """
 
 # sorting: click a header (numbers by data-v, else text); filtering: rows containing the text
-SCRIPT = """
+SORT_AND_FILTER = """
 function sortBy(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),
 b=t.tBodies[0],up=th.dataset.dir!=='asc';th.dataset.dir=up?'asc':'desc';
 const v=r=>{const c=r.children[i];const x=c.dataset.v;return x!==undefined&&x!==''?parseFloat(x):c.textContent};
@@ -57,10 +57,14 @@ const v=r=>{const c=r.children[i];const x=c.dataset.v;return x!==undefined&&x!==
 String(a).localeCompare(String(c));return up?r:-r}).forEach(r=>b.appendChild(r));}
 function filterRows(input){const t=document.getElementById(input.dataset.table),s=input.value.toLowerCase();
 for(const r of t.tBodies[0].rows){r.style.display=r.textContent.toLowerCase().includes(s)?'':'none'}}
-document.addEventListener('DOMContentLoaded',()=>{document.querySelectorAll('th').forEach(
+"""
+SCRIPT = (
+    SORT_AND_FILTER
+    + """document.addEventListener('DOMContentLoaded',()=>{document.querySelectorAll('th').forEach(
 h=>h.addEventListener('click',()=>sortBy(h)));document.querySelectorAll('input.filter').forEach(
 i=>i.addEventListener('input',()=>filterRows(i)))});
 """
+)
 
 
 def _page(title: str, body: str) -> str:
@@ -107,12 +111,12 @@ def _items(row: dict) -> str:
     return text if row["complete"] else f"{text} <span class='warn'>incomplete</span>"
 
 
-def _system_cell(row: dict, column: Column) -> str:
+def _system_cell(row: dict, column: Column, link: str = "") -> str:
     """The system's name, how the run was made, and its dataset version when the column's
     rows are on different commits (the header then names only what they share)."""
     own = "commit" not in column.dataset and "@" in str(row.get("dataset_version"))
     return (
-        f"<td><a href='{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
+        f"<td><a href='{link}{system_slug(row['system'])}.html'>{escape(row['system'])}</a>"
         + (f"<br><span class='small'>{escape(row['run'])}</span>" if row["run"] else "")
         + (
             f"<br><span class='small'>dataset {escape(row['dataset_version'])}</span>"
@@ -123,7 +127,7 @@ def _system_cell(row: dict, column: Column) -> str:
     )
 
 
-def _row_html(row: dict, column: Column) -> str:
+def _row_html(row: dict, column: Column, link: str = "") -> str:
     versus = row["vs_leader"]
     diff = (
         "leader"
@@ -135,7 +139,7 @@ def _row_html(row: dict, column: Column) -> str:
         f"<td class='n' data-v='{row['rank']}'>{row['rank']}</td>",
         f"<td class='n' data-v='{row['rank_low']}'>{_rank_text(row)}</td>",
         f"<td>{escape(row['group'])}</td>",
-        _system_cell(row, column),
+        _system_cell(row, column, link),
         _cell(row["score"]),
         f"<td class='n' data-v='{_num(row['low'], 17)}'>[{_num(row['low'])}, {_num(row['high'])}]</td>",
         _cell(row["human_score"]),
@@ -163,7 +167,7 @@ def tie_groups_text(column: Column) -> str:
     return " · ".join(f"{group_letter(n)}: {', '.join(g)}" for n, g in enumerate(groups))
 
 
-def card_cell(column: Column) -> str:
+def card_cell(column: Column, link: str = "") -> str:
     """The judge card of the column's judge, linked: κ and §6.1's correlations with their
     intervals; a column without one says so."""
     card = getattr(column, "card", None)
@@ -179,8 +183,21 @@ def card_cell(column: Column) -> str:
     )
     sample = "" if s["sample"] == "all" else f" (sample: {escape(s['sample'])})"
     return (
-        f"<td class='small'><a href='{s['slug']}.html'>judge card</a>{sample}: κ {s['kappa']}; "
+        f"<td class='small'><a href='{link}{s['slug']}.html'>judge card</a>{sample}: κ {s['kappa']}; "
         f"ranking vs people: Spearman {s['spearman']}, Kendall {s['kendall']}{warn}</td>"
+    )
+
+
+def other_card_line(card: dict) -> str:
+    """A judge card of a judge no column here is ranked by: its name, data and κ, linked."""
+    s = card_summary(card)
+    r = card["result"]
+    sample = "" if s["sample"] == "all" else f" (sample: {escape(s['sample'])})"
+    warn = " <span class='warn'>κ's interval reaches 0: no better than chance</span>" * s["chance"]
+    return (
+        f"<a href='{s['slug']}.html'>{escape(r['name'])}</a> on "
+        f"{escape(str(card['dataset'].get('name')))}/{escape(str(card['dataset'].get('config')))}"
+        f"{sample}: κ {s['kappa']}{warn}"
     )
 
 
@@ -202,13 +219,22 @@ def _shared(column: Column) -> str:
 
 
 def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
+    body = task_body(column, notes, reasons)
+    return _page(column.title(), "<p><a href='index.html'>all benchmarks</a></p>" + body)
+
+
+def task_body(column: Column, notes: list[str], reasons=(), *, link: str = "", heading="h1") -> str:
+    """A column as its page shows it (what the rows share, the judge card, the notes, why it
+    is apart from the other columns, the table), without the page around it: the static
+    site's task page and the leaderboard Space show the same. ``link``: where the site's
+    other pages are, relative to the page this is shown in (the Space serves them under
+    ``board/``); ``heading``: the column title's tag."""
     level = f"{100 * column.stats['confidence']:g}%"
-    table_id = "board"
+    table_id = f"board-{column.slug}" if link else "board"
     header = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
-    rows = "".join(_row_html(r, column) for r in column.rows)
+    rows = "".join(_row_html(r, column, link) for r in column.rows)
     parts = [
-        "<p><a href='index.html'>all benchmarks</a></p>",
-        f"<h1>{escape(column.title())}</h1>",
+        f"<{heading}>{escape(column.title())}</{heading}>",
         "<p>Every row below is scored the same way; what they share:</p>",
         _shared(column),
         f"<p class='small'>{level} intervals: paired percentile bootstrap over the items, "
@@ -220,7 +246,7 @@ def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
         f"({escape((column.ties or {}).get('method', ''))}, p from the paired randomisation "
         "test). Click a header to sort; type to filter.</p>",
         f"<p><strong>Tie groups</strong>: {escape(tie_groups_text(column))}</p>",
-        _wide(f"<table><tr><th>judge</th>{card_cell(column)}</tr></table>"),
+        _wide(f"<table><tr><th>judge</th>{card_cell(column, link)}</tr></table>"),
     ]
     if column.correlation:
         c = column.correlation
@@ -240,12 +266,12 @@ def task_page(column: Column, notes: list[str], reasons: list[str] = ()) -> str:
         parts.append("</ul>")
     parts += [
         f"<p><input class='filter' data-table='{table_id}' placeholder='filter rows'> "
-        f"<a href='{column.slug}.csv'>CSV</a> <a href='{column.slug}.json'>JSON</a></p>",
+        f"<a href='{link}{column.slug}.csv'>CSV</a> <a href='{link}{column.slug}.json'>JSON</a></p>",
         _wide(
             f"<table id='{table_id}'><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
         ),
     ]
-    return _page(column.title(), "".join(parts))
+    return "".join(parts)
 
 
 def svg_values(values: list[float | None], width=640, height=180) -> str:
@@ -339,10 +365,15 @@ def system_page(name: str, places: list[tuple[Column, dict, dict]]) -> str:
 
 
 def index_page(
-    columns_: list[Column], refused: list[dict], reasons: dict | None = None, info=None
+    columns_: list[Column],
+    refused: list[dict],
+    reasons: dict | None = None,
+    info=None,
+    other_cards=(),
 ) -> str:
     """The front page: when and from what it was built, a line per benchmark and the metric
-    its score is, and each column with its leader and its incomplete runs."""
+    its score is, and each column with its leader and its incomplete runs; ``other_cards``:
+    judge cards given whose judge ranks no column here, listed with their κ."""
     reasons = reasons or {}
     info = info or build_info()
     built = f"built {info['date']} with argbench {info['version']}" + (
@@ -403,6 +434,12 @@ def index_page(
                 f"<tbody>{''.join(body)}</tbody></table>"
             )
         )
+    if other_cards:
+        parts.append(
+            "<h2>Judge cards of judges that rank no column here</h2><ul>"
+            + "".join(f"<li>{other_card_line(card)}</li>" for card in other_cards)
+            + "</ul>"
+        )
     if refused:
         parts.append("<h2>not placed</h2><ul>")
         parts += [
@@ -424,13 +461,21 @@ def write_site(
     notes = notes or {}
     reasons = apart(columns_)
     pages = []
+    cards = list(cards)
     for column in columns_:
-        column.card = card_for(list(cards), column.metric, column.signature)
+        column.card = card_for(cards, column.metric, column.signature)
         if column.card is not None:
             page = out_dir / f"{card_slug(column.card)}.html"
             if page not in pages:
                 pages.append(atomic_write(page, card_page(column.card)))
-    pages.insert(0, atomic_write(out_dir / "index.html", index_page(columns_, refused, reasons)))
+    used = {id(column.card) for column in columns_}
+    other = [card for card in cards if id(card) not in used]
+    for card in other:
+        page = out_dir / f"{card_slug(card)}.html"
+        if page not in pages:
+            pages.append(atomic_write(page, card_page(card)))
+    index = index_page(columns_, refused, reasons, other_cards=other)
+    pages.insert(0, atomic_write(out_dir / "index.html", index))
     by_system: dict[str, list] = {}
     for column in columns_:
         page = task_page(column, notes.get(column.slug, []), reasons.get(column.slug, []))

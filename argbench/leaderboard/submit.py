@@ -12,16 +12,28 @@ JSON, not a shared-task submission, or gives another number of questions than th
 wrong set of interventions is refused by ``evaluate_predictions``'s join (unknown, missing or
 duplicated ids, named). A system's name is plain text of a few safe characters (it becomes a
 table cell and a file name), and one name sits once on the board.
+
+The uploads are kept in a Hub dataset repo (:class:`Submissions`: the leaderboard pattern of
+submissions and results as a dataset), not in the Space's folder, which a restart of the Space
+resets: an upload is on the board only once it is committed there, and the Space reads the
+repo's results files back when it starts.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import tempfile
+from html import escape
 from pathlib import Path
 
-from argbench.io import name_key, parse_json
-from argbench.leaderboard.table import columns, flat, read
+from argbench.embedding import offline_minilm
+from argbench.io import atomic_write, name_key, parse_json
+from argbench.leaderboard.judge_cards import read_card
+from argbench.leaderboard.site import task_body, write_site
+from argbench.leaderboard.table import apart, columns, flat, read
 from argbench.results import evaluate_predictions, read_predictions, write_results
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+()-]{0,79}")
@@ -37,6 +49,12 @@ SHOWN = [
 
 class UploadError(ValueError):
     """An upload the Space refuses; the message names the file, the item and the field."""
+
+
+def load_cards(folder) -> list[dict]:
+    """The judge cards the Space shows (``cards/*.json`` in its folder), read through their
+    checks."""
+    return [read_card(path) for path in sorted((Path(folder) / "cards").glob("*.json"))]
 
 
 def load_config(folder) -> dict:
@@ -100,8 +118,6 @@ def score_upload(path, name: str, config: dict, *, label=None, note=lambda m: No
     """The results document of an upload: ``argbench evaluate``'s scoring with intervals,
     against the Space's references (``config["references"]``: a Hub dataset id, a folder or
     an argbench name)."""
-    from argbench.embedding import offline_minilm
-
     label = label or Path(path).name
     name = check_name(name)
     check_upload(path, label, config["max_bytes"], config.get("questions", QUESTIONS))
@@ -129,9 +145,160 @@ def score_upload(path, name: str, config: dict, *, label=None, note=lambda m: No
         raise UploadError(f"{label}: {message}") from None
 
 
+# the Hub dataset repo the uploads are kept in: this variable (a Space variable or secret),
+# else space.json's "submissions"; the Space's HF_TOKEN secret must be able to write it
+SUBMISSIONS_ENV = "ARGBENCH_SUBMISSIONS_REPO"
+UPLOADS = "results"  # the folder of the repo (and of the Space's copy) holding the uploads
+ATTEMPTS = 5  # commits tried when another process (a second replica) commits in between
+
+
+class Unreachable(UploadError):
+    """The submissions repo could not be read or written: nothing was kept."""
+
+
+def submissions_repo(config: dict) -> str:
+    repo = os.environ.get(SUBMISSIONS_ENV) or config.get("submissions")
+    if not repo:
+        raise ValueError(
+            f"no dataset repo to keep the uploads in: set the Space variable {SUBMISSIONS_ENV} "
+            "(ORG/NAME) or publish with --submissions ORG/NAME"
+        )
+    return repo
+
+
+def _hub_failure(error: BaseException) -> bool:
+    """An error of the Hub or of the connection to it (huggingface_hub's HTTP errors, the
+    HTTP stacks' transport errors, an OSError): not a bug of this code."""
+    top = type(error).__module__.split(".")[0]
+    return isinstance(error, OSError) or top in (
+        "huggingface_hub", "httpx", "httpx2", "httpcore", "requests", "urllib3",
+    )  # fmt: skip
+
+
+class Submissions:
+    """The uploads kept in the Hub dataset repo ``repo_id`` (created private when missing),
+    with a copy in ``folder`` (``folder/results/*.json``) that the board reads.
+
+    :meth:`pull` makes the copy the repo's results at its head commit; :meth:`add` commits an
+    upload on top of the head it checked the name against (``parent_commit``): when another
+    process committed in between, the Hub refuses the commit (412) and the upload is checked
+    again against the new head, so two replicas never keep one name twice or lose a file."""
+
+    def __init__(self, repo_id: str, folder, api=None):
+        from huggingface_hub import HfApi
+
+        self.repo_id, self.folder = repo_id, Path(folder)
+        self.api = api or HfApi()
+        self.head: str | None = None
+
+    @property
+    def results(self) -> Path:
+        return self.folder / UPLOADS
+
+    def _unreachable(self, what: str, error: BaseException) -> Unreachable:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return Unreachable(
+            f"the submissions repo {self.repo_id} could not be {what} "
+            f"({type(error).__name__}: {detail}); nothing was kept: submit again later"
+        )
+
+    def pull(self) -> str:
+        """Make the copy the repo's results files at its head (created when missing); the
+        head commit. The copy is replaced whole (a new folder renamed in), never half."""
+        from huggingface_hub.errors import RepositoryNotFoundError
+
+        try:
+            try:
+                info = self.api.repo_info(self.repo_id, repo_type="dataset")
+            except RepositoryNotFoundError:  # the first start: a private repo of its own
+                self.api.create_repo(self.repo_id, repo_type="dataset", private=True, exist_ok=True)
+                info = self.api.repo_info(self.repo_id, repo_type="dataset")
+        except Exception as error:
+            if not _hub_failure(error):
+                raise
+            raise self._unreachable("read", error) from error
+        if info.sha == self.head and self.results.is_dir():
+            return self.head  # the copy is the repo's head already
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fresh = Path(tempfile.mkdtemp(prefix=".pull-", dir=self.folder))
+        try:
+            try:
+                self.api.snapshot_download(  # the api's endpoint and token, in every version
+                    self.repo_id,
+                    repo_type="dataset",
+                    revision=info.sha,
+                    allow_patterns=[f"{UPLOADS}/*.json"],
+                    local_dir=fresh,
+                )
+            except Exception as error:
+                if not _hub_failure(error):
+                    raise
+                raise self._unreachable("read", error) from error
+            (fresh / UPLOADS).mkdir(exist_ok=True)
+            read(sorted((fresh / UPLOADS).glob("*.json")))  # a file the checks refuse: named
+            old = self.folder / f".old-{os.getpid()}"
+            if self.results.exists():
+                os.replace(self.results, old)
+            os.replace(fresh / UPLOADS, self.results)
+            shutil.rmtree(old, ignore_errors=True)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)
+        self.head = info.sha
+        return info.sha
+
+    def add(self, doc: dict, shipped=()) -> str:
+        """Commit the scored upload ``doc`` to the repo as ``results/upload-<name>.json``
+        (``shipped``: the board's own results folders, whose names an upload cannot take);
+        its path in the repo. Refused (nothing kept) when the name is taken or the repo cannot
+        be written."""
+        from huggingface_hub import CommitOperationAdd
+        from huggingface_hub.errors import HfHubHTTPError
+
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", doc["system"]).strip("_") or "system"
+        with tempfile.TemporaryDirectory(prefix="upload-") as scratch:
+            data = write_results(doc, Path(scratch) / "upload.json", claim=False).read_bytes()
+        for _ in range(ATTEMPTS):
+            head = self.pull()  # the repo as it is now: another replica's uploads too
+            taken = {
+                name_key(str(d.get("system"))) for _, d in board_documents(*shipped, self.results)
+            }
+            if name_key(doc["system"]) in taken:  # names that read alike are one name
+                raise UploadError(
+                    f"system name {doc['system']!r} is on the board already: choose another name"
+                )
+            name, number = f"upload-{slug}.json", 1
+            while (self.results / name).exists():
+                number += 1
+                name = f"upload-{slug}-{number}.json"
+            path = f"{UPLOADS}/{name}"
+            try:
+                commit = self.api.create_commit(
+                    self.repo_id,
+                    repo_type="dataset",
+                    operations=[CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)],
+                    commit_message=f"leaderboard upload: {doc['system']}",
+                    parent_commit=head,
+                )
+            except Exception as error:
+                status = getattr(getattr(error, "response", None), "status_code", None)
+                if isinstance(error, HfHubHTTPError) and status == 412:
+                    continue  # another process committed since `head`: check again
+                if not _hub_failure(error):
+                    raise
+                raise self._unreachable("written", error) from error
+            # the copy is now the repo at the new commit (made on top of `head`, nothing between)
+            atomic_write(self.results / name, data)
+            self.head = commit.oid
+            return path
+        raise Unreachable(
+            f"the submissions repo {self.repo_id} changed {ATTEMPTS} times while this upload "
+            "was being kept (other uploads at the same moment); nothing was kept: submit again"
+        )
+
+
 def add(doc: dict, results_dir) -> Path:
-    """Keep a scored upload beside the board's results; a name already on the board is
-    refused (no run erases another)."""
+    """Keep a scored upload beside the board's results, in a folder (no Hub: the tests, a
+    board run by hand); a name already on the board is refused (no run erases another)."""
     results_dir = Path(results_dir)
     taken = {name_key(str(d.get("system"))) for _, d in board_documents(results_dir)}
     if name_key(doc["system"]) in taken:  # names that read alike are one name
@@ -147,9 +314,29 @@ def add(doc: dict, results_dir) -> Path:
     return write_results(doc, path)
 
 
-def board_documents(results_dir) -> list[tuple[str, dict]]:
-    """(path, document) of every results file on the board, read through the results checks."""
-    return read(sorted(Path(results_dir).glob("*.json")))
+def board_documents(*results_dirs) -> list[tuple[str, dict]]:
+    """(path, document) of every results file on the board (the ``*.json`` of each folder),
+    read through the results checks."""
+    return read([p for folder in results_dirs for p in sorted(Path(folder).glob("*.json"))])
+
+
+def board_html(results_dirs, config: dict, site_dir, cards=()) -> str:
+    """The board as the static site shows it: the site written into ``site_dir``
+    (:func:`argbench.leaderboard.site.write_site`: every page, the system pages, the judge
+    cards' pages, CSV and JSON), and each column's part of its page (the rows with their
+    score and rank intervals, tie groups, signatures, judge card, why columns are apart)
+    as one HTML fragment with the site's style, linking to the site under ``board/``."""
+    cols, refused = columns(
+        board_documents(*results_dirs), resamples=config["resamples"], seed=config["seed"]
+    )
+    write_site(cols, refused, site_dir, cards=cards)
+    reasons = apart(cols)
+    parts = [task_body(c, [], reasons.get(c.slug, []), link="board/", heading="h2") for c in cols]
+    parts += [
+        f"<p class='warn'>not placed: {escape(str(r['system']))}: {escape(r['reason'])}</p>"
+        for r in refused
+    ]
+    return "".join(parts) or "<p>no results yet</p>"
 
 
 def rows(results_dir, config: dict) -> list[dict]:

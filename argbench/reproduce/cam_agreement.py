@@ -12,6 +12,7 @@ from argbench.scoring.annotator_agreement import (
     agreement,
     fleiss_kappa,
     krippendorff_alpha,
+    majority,
     ratings_matrix,
 )
 
@@ -34,13 +35,6 @@ def crowd_labels(toloka, skip_tasks=frozenset()) -> dict:
         if label is not None and sentence is not None and task not in skip_tasks:
             by_task.setdefault(task, (_sentence_key(a, b, sentence), []))[1].append(label)
     return by_task
-
-
-def majority(labels) -> int:
-    """The most frequent label, the higher one on a tie (the paper's rule for the crowd)."""
-    counts = Counter(labels)
-    top = max(counts.values())
-    return max(label for label, n in counts.items() if n == top)
 
 
 def gpt4_pairs(ctx: Context, reference: dict) -> tuple[list[tuple[int, int]], int, int]:

@@ -8,14 +8,20 @@ from pathlib import Path
 
 from argbench._version import __version__
 from argbench.constants import LLM_CONNECTION_OPTIONS, LLM_SECRET_OPTIONS
-from argbench.records import inputs_from_records, resolve_columns
+from argbench.records import inputs_from_records, resolve_columns, top_fields
 from argbench.results.document import build_document, plain
-from argbench.results.predictions import _id_fields, join, read_predictions
+from argbench.results.predictions import _id_fields, join, read_predictions, split_item_ids
 from argbench.results.shards import Shard, build_fragment, run_digest
 from argbench.results.split import load_split
 from argbench.scoring import declaration, headline_or_none, metric_function
 
-__all__ = ["add_intervals", "default_system", "evaluate_predictions", "score_records"]
+__all__ = [
+    "add_intervals",
+    "default_system",
+    "evaluate_predictions",
+    "score_records",
+    "shard_split_records",
+]
 
 
 def default_system(predictions) -> str:
@@ -143,7 +149,7 @@ def evaluate_predictions(
     resolved = resolve_columns(metric, overrides, features)
     take = [resolved["predictions"].split(".")[0]]
     reference_fields = [
-        f.split(".")[0] for name, f in resolved.items() if name not in ("predictions",)
+        f for name, field in resolved.items() if name != "predictions" for f in top_fields(field)
     ]
     fields = _id_fields(chosen.data.column_names, id_fields)
     try:
@@ -186,6 +192,66 @@ def evaluate_predictions(
     )
 
 
+def shard_split_records(
+    metric: str,
+    dataset,
+    config: str | None = None,
+    split: str | None = None,
+    *,
+    shard: Shard | str,
+    options: dict | None = None,
+    columns: dict | None = None,
+    system: str | None = None,
+    ci: bool = False,
+    resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    sources=None,
+    cache_dir=None,
+    num_proc: int | None = None,
+    command: str | None = None,
+    note=lambda message: None,
+) -> dict:
+    """Shard ``shard`` of a metric over a split's *own* records (``argbench evaluate METRIC
+    --dataset D``: the answers of cam_answers, the judgments of webis_argquality20's
+    pairwise config): the fragment of the items whose id (:func:`split_item_ids`) hashes
+    to it. ``argbench merge`` joins the N fragments into the results document of the whole
+    run, as ``argbench evaluate METRIC --dataset D --out`` writes it (system: ``system`` or
+    the split's label)."""
+    if isinstance(shard, str):
+        shard = Shard.parse(shard)
+    declaration(metric)
+    chosen = load_split(
+        dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
+    )
+    _, features = metric_function(metric)
+    resolved = resolve_columns(metric, dict(columns or {}), features)
+    rows = chosen.data.to_list()
+    ids = split_item_ids(chosen)
+    examples = inputs_from_records(metric, rows, None, features, resolved)
+    n = len(next(iter(examples.values())))
+    if n != len(rows):  # as `argbench evaluate --out` refuses it (one id per scored item)
+        raise ValueError(
+            f"--shard: the {len(rows):,} records of {chosen.label()} become {n:,} examples (a "
+            "list per record), and a fragment needs one id per scored item: score a "
+            "predictions FILE with --dataset"
+        )
+    intervals = {"resamples": resamples, "seed": seed, "confidence": confidence} if ci else None
+    return _fragment(
+        metric,
+        (rows, ids, [], ids),
+        chosen,
+        shard,
+        columns=resolved,
+        options=options or {},
+        intervals=intervals,
+        system=system or chosen.label(),
+        run_of={"records": "the split's own"},
+        command=command,
+        note=note,
+    )
+
+
 def _fragment(
     metric, joined, chosen, shard, *, columns, options, intervals, system, run_of, command, note
 ) -> dict:
@@ -198,7 +264,7 @@ def _fragment(
     records = [merged[i] for i in kept]
     item_ids = [ids[i] for i in kept]
     missing_ids = [key for key in missing if shard.owns(key)]
-    read = sorted({field.split(".")[0] for field in columns.values()})
+    read = sorted({f for field in columns.values() for f in top_fields(field)})
     identity = chosen.identity()
     run = run_digest(
         metric=metric,

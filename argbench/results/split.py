@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 from argbench.io import atomic_write, looks_like_path
 from argbench.loaders import DATASETS, builder_class
+from argbench.records import top_fields
 
 __all__ = [
     "DatasetChoiceError",
@@ -281,7 +282,7 @@ def config_hint(dataset: str, config: str | None, columns: dict) -> str | None:
     ``columns`` (compute() input -> record field) reads; None when no better one is known.
     With a ``predictions`` column: the configs that hold it, else those holding the
     references (score a predictions file there)."""
-    fields = {field.split(".")[0] for field in columns.values()}
+    fields = {f for field in columns.values() for f in top_fields(field)}
     fitting = configs_with(dataset, fields)
     if fitting is None or config is None or config in fitting:
         return None
@@ -290,7 +291,7 @@ def config_hint(dataset: str, config: str | None, columns: dict) -> str | None:
     if "predictions" not in columns:
         return None
     references = {k: v for k, v in columns.items() if k != "predictions"}
-    scored = configs_with(dataset, {f.split(".")[0] for f in references.values()})
+    scored = configs_with(dataset, {f for field in references.values() for f in top_fields(field)})
     if references and scored:
         return (
             f"{dataset} holds no {columns['predictions']!r} predictions: score a predictions "

@@ -6,6 +6,7 @@ textbook formulas, vectorised over a one-hot count tensor.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import combinations
 
 import numpy as np
@@ -23,11 +24,20 @@ __all__ = [
     "cohen_kappa",
     "fleiss_kappa",
     "krippendorff_alpha",
+    "majority",
     "mean_pairwise_cohen_kappa",
     "ratings_matrix",
 ]
 
 LEVELS = ("nominal", "ordinal", "interval")
+
+
+def majority(labels) -> int:
+    """The most frequent label, the higher one on a tie (the CAM paper's rule for the crowd;
+    the reproduction and the relevance judge card both take the people's label this way)."""
+    counts = Counter(labels)
+    top = max(counts.values())
+    return max(label for label, n in counts.items() if n == top)
 
 
 def _matrix(ratings) -> np.ndarray:

@@ -34,15 +34,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from argbench.constants import PAIRWISE_OUTCOMES, WEBIS_DIMENSIONS, WEBIS_NEVER_COMPARED
+from argbench.scoring import Labels
 from argbench.scoring.bt_newton import DENSE_MAX_ITEMS, SOLVERS, Objective, newton
+from argbench.scoring.declaration import Metric
 from argbench.scoring.pair_design import (  # the design the fits are drawn for, here as before
     cyclic_group_design,
     cyclic_group_pair_count,
     paper_pair_count,
 )
+from argbench.signature import Signature
 
 __all__ = [
     "BradleyTerryFit",
+    "bradley_terry",
     "NotIdentifiableError",
     "WEBIS_PARAMETERS",
     "combined_quality",
@@ -55,6 +59,28 @@ __all__ = [
 ]
 
 OUTCOMES = PAIRWISE_OUTCOMES
+
+# the metric's features (see argbench.scoring): one example = one judgment. An item (or a
+# group) named by several fields is read with "field+field" (argbench.records.field_value).
+INPUTS = {
+    "item_a": "string",
+    "item_b": "string",
+    "outcome": Labels(OUTCOMES),
+    "group": "string",
+}
+
+# the default columns read webis_argquality20's pairwise config: an argument is
+# (discussion, argument), one fit per topic and quality dimension
+METRIC = Metric(
+    inputs=INPUTS,
+    columns={
+        "item_a": "discussion_id_a+argument_id_a",
+        "item_b": "discussion_id_b+argument_id_b",
+        "outcome": "winner",
+        "group": "topic_id+dimension",
+    },
+    measurement=True,
+)
 
 # (regularisation λ, threshold τ) per quality dimension that reproduce the released
 # Webis-ArgQuality-20 scores (found by refitting; the release's model example uses 0.3, 0.01).
@@ -448,3 +474,79 @@ def webis_scores(fits: dict, unjudged=()) -> list[dict]:
     for row in extra:
         row["combined"] = None
     return table + extra
+
+
+def bradley_terry(
+    item_a,
+    item_b,
+    outcome,
+    group=None,
+    regularization: float = WEBIS_EXAMPLE_PARAMETERS[0],
+    threshold: float = WEBIS_EXAMPLE_PARAMETERS[1],
+    normalize: str | None = "zscore",
+) -> dict:
+    """The metric: one Bradley–Terry fit (:func:`fit_bradley_terry`) per ``group`` of the
+    judgments ``outcome[k]`` of ``item_a[k]`` vs ``item_b[k]`` (one fit of all, group
+    ``"all"``, when ``group`` is None); ``fits`` lists, per group in sorted order, its items
+    (sorted), their merits and scores (``normalize`` within the group: ``"zscore"``,
+    ``"minmax"`` or None for the raw merit).
+
+    A fit is a function of every judgment of its group at once, never of parts of them: a
+    sharded run (``argbench evaluate bradley_terry --dataset ... --shard I/N``) keeps the
+    judgments in its fragment, and ``argbench merge`` fits again on all of them, in the
+    split's order, so the merged figures are this function's on the whole split."""
+    if not len(item_a):
+        raise ValueError("no judgments: nothing to score")
+    if normalize not in ("zscore", "minmax", None):
+        raise ValueError(f"normalize must be 'zscore', 'minmax' or None, not {normalize!r}")
+    groups: dict = {}
+    keys = ["all"] * len(item_a) if group is None else [str(g) for g in group]
+    if len(keys) != len(item_a):
+        raise ValueError(f"group has {len(keys)} values for {len(item_a)} judgments")
+    for index, key in enumerate(keys):
+        groups.setdefault(key, []).append(index)
+    fits, table = [], []
+    for key in sorted(groups):
+        indices = groups[key]
+        try:
+            fit = fit_bradley_terry(
+                [item_a[i] for i in indices],
+                [item_b[i] for i in indices],
+                [outcome[i] for i in indices],
+                regularization=regularization,
+                threshold=threshold,
+            )
+        except ValueError as error:
+            raise ValueError(f"group {key!r}: {error}") from None
+        fits.append(fit)
+        table.append(
+            {
+                "group": key,
+                "items": list(fit.items),
+                "merits": fit.merits.tolist(),
+                "scores": fit.normalized(normalize).tolist(),
+                "log_likelihood": fit.log_likelihood,
+                "converged": fit.converged,
+            }
+        )
+    signature = Signature(
+        "bradley_terry",
+        [
+            ("lambda", float(regularization)),
+            ("tau", float(threshold)),
+            ("ties", "rao-kupper"),
+            ("dummy", 1.0),
+            ("normalize", normalize),
+            ("grouped", group is not None),
+        ],
+    ).render()
+    return {
+        "n_judgments": len(keys),
+        "n_groups": len(groups),
+        "n_items": sum(len(fit.items) for fit in fits),
+        "log_likelihood": float(sum(fit.log_likelihood for fit in fits)),
+        "converged": all(fit.converged for fit in fits),
+        "max_gradient": max(fit.gradient_norm for fit in fits),
+        "fits": table,
+        "signature": signature,
+    }

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from argbench.scoring.bradley_terry import WEBIS_PARAMETERS, fit_bradley_terry
 from argbench.scoring.cq_human_agreement import CATEGORIES, cq_human_agreement
 from argbench.scoring.cq_reference_match import ISSUE, LABELS, cq_reference_match
 from argbench.scoring.cq_submissions import N_SUBMISSIONS, score_systems
@@ -42,7 +43,17 @@ from argbench.scoring.statistics import (
     resample_counts,
 )
 
-__all__ = ["llm_consistency", "question_level", "system_level", "test_questions"]
+__all__ = [
+    "answers_changed",
+    "bradley_terry_level",
+    "item_agreement",
+    "kappa_interval",
+    "llm_consistency",
+    "question_level",
+    "ranking_level",
+    "system_level",
+    "test_questions",
+]
 
 RESAMPLES = 1_000
 CORRELATIONS = ("pearson_scores", "spearman_ranks", "kendall_tau")
@@ -66,34 +77,108 @@ def test_questions(rows) -> tuple[list[str], list[list[str]], list[list], list[l
     return ids, questions, human, refs
 
 
-def _code(labels: Sequence[str]) -> np.ndarray:
-    code = {name: k for k, name in enumerate([*CATEGORIES, ISSUE])}
-    return np.array([code[label] for label in labels], dtype=int)
+def _code(labels: Sequence, classes: Sequence = CATEGORIES, unscored=ISSUE) -> np.ndarray:
+    """Labels as class indices; ``unscored`` (no usable reply) is the index past the classes.
+    Anything else is an error naming the label: a label is never silently dropped."""
+    code = {name: k for k, name in enumerate([*classes, unscored])}
+    try:
+        return np.array([code[label] for label in labels], dtype=int)
+    except KeyError as error:
+        raise ValueError(f"label {error.args[0]!r} is none of {list(classes)}") from None
 
 
 def kappa_interval(
-    predicted: Sequence[Sequence[str]],
-    human: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence],
+    human: Sequence[Sequence],
     *,
+    classes: Sequence = CATEGORIES,
+    unscored=ISSUE,
     resamples: int = RESAMPLES,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> tuple[float, float]:
-    """Percentile-bootstrap interval of Cohen's κ (NAE a class; unscored replies left out)
-    over groups: ``predicted[g]`` and ``human[g]`` are the label names of group g's
-    questions. A resample's confusion matrix is the count-weighted sum of the groups'."""
-    k = len(CATEGORIES)
-    per_group = np.zeros((len(predicted), k, k))
-    for g, (p, h) in enumerate(zip(predicted, human, strict=True)):
-        p, h = _code(p), _code(h)
-        kept = p < k  # ISSUE (unscored) is the code past the categories
-        np.add.at(per_group[g], (h[kept], p[kept]), 1)
+    """Percentile-bootstrap interval of Cohen's κ over groups: ``predicted[g]`` and
+    ``human[g]`` are the labels (of ``classes``) of group g's items; a judge's ``unscored``
+    label is left out. A resample's confusion matrix is the count-weighted sum of the
+    groups'."""
+    per_group = _group_matrices(predicted, human, classes, unscored)
+    k = len(classes)
     flat = per_group.reshape(len(predicted), k * k)
     kappas = [
         kappa_rows((counts.astype(float) @ flat).reshape(-1, k, k))
         for counts in resample_counts(len(predicted), resamples, seed)
     ]
     return _interval(np.concatenate(kappas), confidence)
+
+
+def _group_matrices(predicted, human, classes, unscored) -> np.ndarray:
+    """Per group, the confusion matrix (rows: people, columns: the judge) of its scored items."""
+    k = len(classes)
+    per_group = np.zeros((len(predicted), k, k))
+    for g, (p, h) in enumerate(zip(predicted, human, strict=True)):
+        p, h = _code(p, classes, unscored), _code(h, classes, unscored)
+        if (h >= k).any():
+            raise ValueError(
+                f"group {g}: a human label is {unscored!r}: people's labels are all scored"
+            )
+        kept = p < k
+        np.add.at(per_group[g], (h[kept], p[kept]), 1)
+    return per_group
+
+
+def item_agreement(
+    predicted: Sequence[Sequence],
+    human: Sequence[Sequence],
+    *,
+    classes: Sequence,
+    unscored=None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict:
+    """A judge's labels against people's, item by item, items grouped by the bootstrap's unit
+    (``predicted[g]``, ``human[g]``: group g's labels, of ``classes``; the judge's
+    ``unscored`` label: no usable reply, left out of every figure and counted). Returns
+    agreement (``accuracy``), Cohen's κ (:func:`kappa_rows` on the summed matrix, the formula
+    of its bootstrap rows) with its percentile interval over groups, the confusion matrix
+    (rows: people, columns: the judge), ``n`` scored, ``n_unscored``, ``unscored_rate``.
+    Nothing scored: every figure NaN, never zero."""
+    per_group = _group_matrices(predicted, human, classes, unscored)
+    matrix = per_group.sum(axis=0)
+    n = int(matrix.sum())
+    total = sum(len(p) for p in predicted)
+    kappa = float(kappa_rows(matrix[None])[0])
+    low, high = kappa_interval(
+        predicted,
+        human,
+        classes=classes,
+        unscored=unscored,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    return {
+        "kappa": kappa,
+        "kappa_low": low,
+        "kappa_high": high,
+        "accuracy": float(np.trace(matrix) / n) if n else float("nan"),
+        "n": n,
+        "n_unscored": total - n,
+        "unscored_rate": (total - n) / total if total else float("nan"),
+        "confusion": {
+            "labels": [str(c) for c in classes],
+            "matrix": matrix.astype(int).tolist(),
+        },
+        "n_groups": len(predicted),
+    }
+
+
+def answers_changed(first: Sequence, second: Sequence) -> tuple[float, int]:
+    """The share of answers that differ between two runs of the same requests, over the
+    answers usable both times (None: unusable), and how many those are (NaN share: none)."""
+    both = [(x, y) for x, y in zip(first, second, strict=True) if x is not None and y is not None]
+    share = sum(x != y for x, y in both) / len(both) if both else float("nan")
+    return share, len(both)
 
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -168,6 +253,36 @@ def system_level(
         rows, model, label_names, threshold=threshold, baselines=(), match=match, expected=expected
     )
     seconds = time.perf_counter() - start
+    level = ranking_level(scored, resamples=resamples, seed=seed, confidence=confidence)
+    correlation, intervals = level["correlation"], level["intervals"]
+    interventions = level["intervention_ids"]
+    return {
+        "correlation": correlation,
+        "intervals": intervals,
+        "systems": [
+            {"system": system["system"], "score": result["score"], "human": result["human_score"]}
+            for system, result in scored
+        ],
+        "signature": scored[0][1]["signature"],
+        "n_interventions": len(interventions),
+        "n_judgments": sum(result["n_questions"] for _, result in scored),
+        "n_unscored": sum(result["label_counts"].get(ISSUE, 0) for _, result in scored),
+        "seconds": seconds,
+        "scored": scored,
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": confidence,
+    }
+
+
+def ranking_level(
+    scored, *, resamples: int = RESAMPLES, seed: int = 0, confidence: float = 0.95
+) -> dict:
+    """§6.1's correlations of ``scored`` (:func:`score_systems`'s output; the systems with
+    human labels) with the people's ranking, each with its percentile-bootstrap interval over
+    interventions: both scores of every system recomputed on the same resampled
+    interventions. The judge card and ``argbench submissions``'s table both call it."""
+    scored = [(system, result) for system, result in scored if system.get("human")]
     interventions = scored[0][1]["intervention_ids"]
     judge = np.full((len(scored), len(interventions)), np.nan)
     useful = np.zeros((len(scored), len(interventions)))
@@ -196,23 +311,7 @@ def system_level(
     for name in CORRELATIONS:
         low, high = _interval(np.concatenate(rows_[name]), confidence)
         intervals[name] = {"low": low, "high": high}
-    return {
-        "correlation": correlation,
-        "intervals": intervals,
-        "systems": [
-            {"system": system["system"], "score": result["score"], "human": result["human_score"]}
-            for system, result in scored
-        ],
-        "signature": scored[0][1]["signature"],
-        "n_interventions": len(interventions),
-        "n_judgments": sum(result["n_questions"] for _, result in scored),
-        "n_unscored": sum(result["label_counts"].get(ISSUE, 0) for _, result in scored),
-        "seconds": seconds,
-        "scored": scored,
-        "resamples": resamples,
-        "seed": seed,
-        "confidence": confidence,
-    }
+    return {"correlation": correlation, "intervals": intervals, "intervention_ids": interventions}
 
 
 def _reordered(refs: list[list[dict]], seed: int) -> list[list[dict]]:
@@ -246,14 +345,9 @@ def llm_consistency(rows, *, label_names: Sequence[str] = LABELS, seed: int = 0,
             for i, label in zip(flat_ids, flat_labels, strict=True)
         ]
 
-    def changed(a, b) -> tuple[float, int]:
-        both = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-        share = sum(x != y for x, y in both) / len(both) if both else float("nan")
-        return share, len(both)
-
     first, again, shuffled = answers(refs), answers(refs), answers(_reordered(refs, seed))
-    repeat, n_repeat = changed(first, again)
-    reorder, n_reorder = changed(first, shuffled)
+    repeat, n_repeat = answers_changed(first, again)
+    reorder, n_reorder = answers_changed(first, shuffled)
     return {
         "repeat_changed": repeat,
         "n_repeat": n_repeat,
@@ -261,3 +355,60 @@ def llm_consistency(rows, *, label_names: Sequence[str] = LABELS, seed: int = 0,
         "n_reorder": n_reorder,
         "reorder_seed": seed,
     }
+
+
+def bradley_terry_level(
+    groups: Sequence[Sequence[tuple]],
+    judge: Sequence[Sequence],
+    human: Sequence[Sequence],
+    *,
+    dimension: str,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict:
+    """The ranking a pairwise judge implies against the people's: per group (a Webis topic),
+    Bradley–Terry merits fitted (:func:`fit_bradley_terry` with the release's parameters of
+    ``dimension``) from the judge's outcomes and from the people's, on the same pairs (those
+    the judge answered usably: ``judge[g][k]`` None is left out of both fits).
+    ``groups[g][k]``: the (item a, item b) of pair k; outcomes "a", "b" or "tie". The merits
+    of every argument of every group are pooled (a topic's merits are on the scale its dummy
+    item sets, the same in every topic) and correlated by :func:`ranking_correlation`, each
+    figure with a percentile-bootstrap interval over groups (a resample's arguments: each
+    drawn group's, as often as it is drawn)."""
+    regularization, threshold = WEBIS_PARAMETERS[dimension]
+    merits = []  # per group: (judge merits, human merits) of its arguments
+    for pairs, j, h in zip(groups, judge, human, strict=True):
+        kept = [k for k, x in enumerate(j) if x is not None]
+        if not kept:
+            continue
+        a = [pairs[k][0] for k in kept]
+        b = [pairs[k][1] for k in kept]
+        fits = [
+            fit_bradley_terry(
+                a, b, [o[k] for k in kept], regularization=regularization, threshold=threshold
+            )
+            for o in (j, h)
+        ]
+        human_by_item = dict(zip(fits[1].items, fits[1].merits, strict=True))
+        merits.append((fits[0].merits, np.array([human_by_item[item] for item in fits[0].items])))
+    n = sum(len(m[0]) for m in merits)
+    if n < 3:
+        nan = float("nan")
+        empty = {name: {"low": nan, "high": nan} for name in CORRELATIONS}
+        return {"correlation": {**{k: nan for k in CORRELATIONS}, "n": n}, "intervals": empty}
+    a = np.concatenate([m[0] for m in merits])
+    h = np.concatenate([m[1] for m in merits])
+    correlation = ranking_correlation(a, h)
+    rows = {name: [] for name in CORRELATIONS}
+    for batch in resample_counts(len(merits), resamples, seed):
+        for counts in batch:
+            ja = np.concatenate([np.tile(merits[g][0], c) for g, c in enumerate(counts) if c])
+            ha = np.concatenate([np.tile(merits[g][1], c) for g, c in enumerate(counts) if c])
+            for name, value in correlations_rows(ja[None], ha[None]).items():
+                rows[name].append(value)
+    intervals = {}
+    for name in CORRELATIONS:
+        low, high = _interval(np.concatenate(rows[name]), confidence)
+        intervals[name] = {"low": low, "high": high}
+    return {"correlation": correlation, "intervals": intervals, "n_groups": len(merits)}
