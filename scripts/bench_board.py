@@ -39,6 +39,8 @@ import sys
 import time
 from itertools import combinations
 
+from summary_line import print_summary
+
 SIGNATURE = "cq_reference_match|matcher:sts|model:m@abc|thr:>0.65|max_q:3|v:0.1.0"
 DATASET = {
     "name": "cqs_gen",
@@ -343,6 +345,14 @@ def main(argv=None) -> int:
                 f"{'':>18}rows {'identical' if same else 'DIFFER'}; baseline / argbench: "
                 f"memory above the start x{grown[0] / grown[1]:.1f}, "
                 f"time x{old['seconds'] / new['seconds']:.2f}"
+            )
+            print_summary(
+                f"leaderboard column: {systems} systems x {args.items} items, "
+                f"{args.resamples:,} resamples",
+                "one matrix of every pair's resamples",
+                old["seconds"],
+                new["seconds"],
+                memory_ratio=round(grown[0] / grown[1], 2),
             )
         else:
             print(f"{'':>18}the baseline cannot build this board under the cap; argbench can")

@@ -21,6 +21,8 @@ import sys
 import time
 from unittest import mock
 
+from summary_line import print_summary
+
 from argbench import citations
 from argbench.citations import NOTEBOOK_EXCERPT_PATTERN, notebook_excerpts, parse_citations
 
@@ -106,6 +108,12 @@ def main(argv=None) -> int:
             f"{n_new:,}/{2 * n_new:,}: {measured['new', n_new][0]:.3f}s / "
             f"{measured['new', 2 * n_new][0]:.3f}s (growth {growth_new:.1f}); "
             f"old/new at {2 * n_old:,} chars: {ratio:.1f}x"
+        )
+        print_summary(
+            f"{name}: one answer of {2 * n_old:,} chars (CPU time)",
+            "the replaced quadratic parser",
+            measured["old", 2 * n_old][0],
+            measured["new", 2 * n_old][0],
         )
         if growth_new > LIMIT:
             print(f"  FAIL: {name} grows {growth_new:.1f}x from n to 2n (limit {LIMIT})")

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from summary_line import print_summary
+
 from argbench.embedding import CACHE_ENV
 
 PYTHON = sys.executable
@@ -240,6 +242,13 @@ def main() -> None:
                 f"{','.join(map(str, sorted(codes))):>5} {ratio:>9} {flag:>5}",
                 flush=True,
             )
+            if baseline:
+                print_summary(
+                    f"CLI, a new process: {label} ({args.runs} runs, median)",
+                    baseline,
+                    medians[baseline],
+                    medians[label],
+                )
     print("vs base: the baseline's median / this command's median (faster when > 1); the")
     print("baseline of a metric is the old path on the same file, of the model metric the model")
     print("alone, of the rest `import evaluate` (what the old CLI paid before any check).")

@@ -26,6 +26,7 @@ import time
 from itertools import combinations
 
 import numpy as np
+from summary_line import print_summary
 
 
 def data(systems: int, items: int, seed: int = 0) -> np.ndarray:
@@ -135,6 +136,13 @@ def main(argv=None) -> int:
     print(
         f"time: scipy {t_scipy:.2f}s, argbench {t_ours:.2f}s (best of {args.repeat}: "
         f"{', '.join(f'{t:.2f}' for t in times)})  -> x{t_scipy / t_ours:.1f}"
+    )
+    print_summary(
+        f"compare: {args.systems} systems x {args.items:,} items x {args.resamples:,} resamples "
+        "(intervals, difference intervals, p-values)",
+        "scipy.stats bootstrap + permutation_test",
+        t_scipy,
+        t_ours,
     )
     ok = worst_ci < 1e-9 and worst_pair_ci < 1e-9 and p_ok
     print("agreement: ok" if ok else "agreement: FAILED")

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from summary_line import print_summary
+
 import argbench
 from argbench.llm import ChatEndpoint, llama_server, packaged_gguf
 from argbench.models import file_sha256
@@ -88,6 +90,7 @@ def endpoints(args) -> None:
     print(f"  {'one server (baseline)':<28} {args.n / one:8.2f} judgments/s  1.00x")
     print(f"  {'two servers':<28} {args.n / two:8.2f} judgments/s  {one / two:.2f}x")
     print("  prompts per server: " + ", ".join(str(v) for v in served.values()))
+    print_summary(f"{args.n} LLM judgments on two llama.cpp servers", "one server", one, two)
 
 
 def shards(args) -> None:
@@ -121,6 +124,12 @@ def shards(args) -> None:
     print(
         f"  {f'{args.shards} shards in turn + merge':<28} {sharded:8.2f} s  {sharded / one:.2f}x"
         f"  (AUROC {merged['result']['auroc']:.4f}, equal to one process)"
+    )
+    print_summary(
+        f"claim_relation on {whole['n_items']:,} pairs as {args.shards} shards in turn + merge",
+        "one process",
+        one,
+        sharded,
     )
 
 

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from summary_line import print_summary
+
 from argbench.embedding import CACHE_ENV
 from argbench.harness import lm_eval_path, runs
 from argbench.tasks import task
@@ -135,6 +137,12 @@ def main(argv=None) -> int:
         print(f"    harness (process_results + 3 aggregations): {harness_s:.3f} s")
         print(f"    argbench evaluate (evaluate_predictions):   {evaluate_s:.3f} s")
         print(f"    ratio harness / evaluate: {ratios[label]:.2f} (target <= {args.max_ratio})")
+        print_summary(
+            f"argbench_cqs_gen scored through lm-eval's hooks, {len(docs)} interventions, {label}",
+            "argbench evaluate (evaluate_predictions)",
+            evaluate_s,
+            harness_s,
+        )
     return 0 if ratios["empty embedding cache"] <= args.max_ratio else 1
 
 

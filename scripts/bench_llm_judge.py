@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from summary_line import print_summary
+
 import argbench
 from argbench.llm import packaged_gguf, serve_gguf
 from argbench.scoring.argument_answer_coherence import argument_answer_coherence
@@ -110,6 +112,14 @@ def main(argv=None):
                 )
                 for failure in result["failed"][:3]:
                     print(f"    unparsed: {failure['reply']!r:.100}", flush=True)
+                if baseline and mode != "off":
+                    print_summary(
+                        f"{kind} LLM judge, structured={mode}: seconds per judgment "
+                        f"({parsed}/{total} parsed)",
+                        "free text (structured=off)",
+                        baseline,
+                        per,
+                    )
 
 
 if __name__ == "__main__":

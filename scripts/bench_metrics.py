@@ -35,6 +35,8 @@ import sys
 import time
 from pathlib import Path
 
+from summary_line import print_summary
+
 import argbench
 from argbench.scoring.argument_overlap import argument_overlap
 from argbench.scoring.cr_diversity import compression_ratio, ngram_diversity
@@ -59,6 +61,7 @@ def report(name, ours, base, same):
         f"{name:<44} ours {ours * 1000:9.1f} ms  baseline {base * 1000:9.1f} ms  "
         f"speed-up x{base / ours:6.2f}  same values: {same}"
     )
+    print_summary(name, "the straightforward version in this bench (same values)", base, ours)
 
 
 # ---- baselines written the straightforward way ----
@@ -423,6 +426,12 @@ def scaling(works, sizes, runs, limit) -> None:
                 f"faster than diversity 0.3.1 ({ours['seconds']:.2f} s vs {peer['seconds']:.2f} "
                 f"s), peak {ours['peak_mb']:,.0f} vs {peer['peak_mb']:,.0f} MB; same values "
                 f"{same}: {peer['value']}"
+            )
+            print_summary(
+                f"cr_diversity CR + n-gram, {n:,} synthetic texts (fresh process, median)",
+                "diversity 0.3.1",
+                peer["seconds"],
+                ours["seconds"],
             )
 
 

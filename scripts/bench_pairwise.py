@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from summary_line import print_summary
 
 REGULARIZATION, THRESHOLD = 0.3, 0.3  # λ (the release example's), τ (≈12% ties)
 JUDGMENTS_PER_ITEM = 10
@@ -326,6 +327,13 @@ def scaling(sizes, repeat, with_choix, blas_threads):
             if "choix" in runs:
                 line += f", choix / argbench {runs['choix']['seconds'] / ours['seconds']:.0f}x"
             summary.append(line)
+            for peer, label in (("lbfgs", "gtol 1e-9"), ("lbfgs-default", "scipy defaults")):
+                print_summary(
+                    f"Bradley-Terry fit, {n_items:,} synthetic items, {len(a):,} judgments",
+                    f"scipy L-BFGS-B ({label})",
+                    runs[peer]["seconds"],
+                    ours["seconds"],
+                )
             checks.append((n_items, max(tight, loose), ours))
             print()
     for line in summary:
@@ -433,6 +441,12 @@ def webis(limit, sources):
     print(
         f"speed ratio: {baseline_time / ours_time:.0f}x (best run); "
         f"{baseline_time / max(ours_seconds):.0f}x (slowest run, incl. first-call warm-up)"
+    )
+    print_summary(
+        f"Bradley-Terry fits of Webis pairwise judgments ({len(inputs)} fits, best of 3)",
+        "Python loop + BFGS numeric gradients",
+        baseline_time,
+        ours_time,
     )
     print(f"Pearson r argbench vs baseline: min {min(rs):.9f} (1 - r <= {1 - min(rs):.1e})")
     print(f"max argbench iterations: {max(f.iterations for f in ours.values())}, "

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from summary_line import print_summary
 
 OPENINGS = [
     "In your view, {q}",
@@ -248,6 +249,13 @@ def main() -> None:
         rate = n / wall * 60
         per_k = f"{cpu / n * 1000:9.2f}" if cpu is not None else f"{'':>9}"
         print(f"  {label:<28} {rate:14,.0f} {base_wall / wall:8.2f}x {per_k} {1e6 / rate:9.1f} min")
+        if label != rows[0][0]:  # run 1 is the baseline itself
+            print_summary(
+                f"embed {n:,} CQ-like questions: {label}",
+                "1 process, empty cache",
+                base_wall,
+                wall,
+            )
     print(
         f"  cache: {size:,} bytes for {stored:,} vectors of {dim} float32 = "
         f"{size / stored:,.0f} bytes per text ({4 * dim} of them the vector); "

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from summary_line import print_summary
 
 from argbench.loaders.registry import path_of
 
@@ -200,6 +201,14 @@ def main(argv=None) -> int:
             f"time: baseline {t_base:.2f}s, argbench cold {t_cold:.2f}s, warm {t_warm:.3f}s  "
             f"-> cold x{t_base / t_cold:.1f}, warm x{t_base / t_warm:.0f}"
         )
+        for cache, seconds in (("empty", t_cold), ("warm", t_warm)):
+            print_summary(
+                f"cq_reference_match STS, {name}: {len(submission)} interventions, "
+                f"{n_q} questions, {cache} embedding cache",
+                "the shared task's scoring script (sentence-transformers per pair)",
+                t_base,
+                seconds,
+            )
     return 1 if failures else 0
 
 

@@ -24,6 +24,8 @@ import argparse
 import sys
 import time
 
+from summary_line import print_summary
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -67,6 +69,13 @@ def main(argv=None) -> int:
     print(f"argbench, encoded once:    {fast_s:8.2f} s, {fast_n:,} texts encoded")
     print(
         f"ratio (naive / argbench): {naive_s / fast_s:.1f}x time, {naive_n / fast_n:.1f}x encodings"
+    )
+    print_summary(
+        f"CQs-Gen test: {len(fast)} systems on {n} interventions scored (texts encoded once)",
+        "naive per-submission loop",
+        naive_s,
+        fast_s,
+        texts_encoded=[naive_n, fast_n],
     )
     print("agreement (labels and score of every system): " + ("ok" if agree else "FAILED"))
     return 0 if agree and fast_s < naive_s else 1

@@ -24,6 +24,8 @@ import random
 import sys
 import time
 
+from summary_line import print_summary
+
 from argbench.signature import Signature
 
 WORDS = (
@@ -233,6 +235,7 @@ def bench_tokenizer(texts: list[str]) -> bool:
         f"ratio argbench/spaCy {t_ours / t_spacy:4.2f}  identical: {len(texts) - differ:,}"
         f"/{len(texts):,}"
     )
+    print_summary(f"tokenize {len(texts):,} contexts", "spaCy's tokenizer", t_spacy, t_ours)
     return not differ
 
 
@@ -259,6 +262,7 @@ def bench_rationale(gen: Generator, texts: list[str]) -> bool:
         f"{len(texts):>7,} rationale_f1 items: tokenizer='spacy' {t_spacy:6.2f} s  "
         f"tokenizer='argbench' {t_ours:6.2f} s  ratio {t_ours / t_spacy:4.2f}  same values: {same}"
     )
+    print_summary(f"rationale_f1 on {len(texts):,} items", "tokenizer='spacy'", t_spacy, t_ours)
     return same
 
 

@@ -37,6 +37,7 @@ from mkdocs.structure.files import File
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_render import fix_html, notebook_page  # noqa: E402 (a sibling of this file)
+from summary_line import BadSummary, check, without_summaries  # noqa: E402 (a sibling too)
 
 # the hand-written pages, by group, in reading order; a docs/*.md page not named here joins
 # the how-to guides (pages other branches add appear without being listed)
@@ -309,11 +310,86 @@ def api_anchors() -> dict[str, str]:
     return anchors
 
 
-def _bench_section(label: str, folder: Path) -> list[str]:
-    runs = json.loads((folder / "benches.json").read_text(encoding="utf-8"))
+def _seconds(value: float) -> str:
+    return f"{value:.3g}" if value < 100 else f"{value:,.0f}"
+
+
+def _ratio(value: float) -> str:
+    return f"x{value:,.0f}" if value >= 100 else f"x{value:.3g}"
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_table(runs: dict, folder: Path) -> list[str]:
+    """One row per comparison a bench printed (its ``argbench-bench-summary:`` lines, collected
+    by run_benches into ``summary``); a bench of the run without any says so. An entry that is
+    not of the documented form stops the build, naming the bench. The machine's platform,
+    when every row shares it, is said once above the table; each row keeps its CPUs and load."""
+    rows, machines = [], []
+    for bench in runs["benches"]:
+        name = bench["bench"]
+        if "summary_error" in bench:
+            raise BadSummary(f"{folder / 'benches.json'}: {bench['summary_error']}")
+        entries = bench.get("summary") or []
+        for entry in entries:
+            try:
+                check(entry, name)
+            except BadSummary as error:
+                raise BadSummary(f"{folder / 'benches.json'}: {error}") from None
+            machine = entry.get("machine", runs.get("machine", ""))
+            machines.append(machine)
+            date = entry.get("date", bench.get("started", runs.get("date", "")))
+            rows.append(
+                [f"`{name}` {_cell(entry['work'])}", _cell(entry["baseline"])]
+                + [_seconds(entry["baseline_s"]), _seconds(entry["argbench_s"])]
+                + [_ratio(entry["ratio"]), machine, _cell(date)]
+            )
+        if not entries:
+            why = "did not finish" if bench.get("returncode") != 0 else "output from before them"
+            when = bench.get("started") or runs.get("date", "")
+            rows.append([f"`{name}` no summary yet ({why})", "", "", "", "", "", _cell(when)])
+    platforms = {m.split(", ", 1)[0] for m in machines}
+    shared = platforms.pop() if len(platforms) == 1 else None
+    intro = []
+    if shared:
+        intro = [f"Machine: {_cell(shared)}.", ""]
+        for row in rows:
+            row[5] = row[5].removeprefix(shared + ", ")
+    return [
+        *intro,
+        '<div class="bench-summary" markdown>',
+        "",
+        "| work | baseline | baseline s | argbench s | ratio | machine | date |",
+        "|---|---|--:|--:|--:|---|---|",
+        *(
+            "| " + " | ".join(_cell(c) if i == 5 else c for i, c in enumerate(r)) + " |"
+            for r in rows
+        ),
+        "",
+        "</div>",
+        "",
+        "ratio = baseline seconds / argbench seconds: argbench is faster when it is above 1. "
+        "Each row is one `argbench-bench-summary:` line the bench printed "
+        "(scripts/summary_line.py); the load average is the machine's at the end of the "
+        "bench (the machine is shared).",
+        "",
+    ]
+
+
+def _runs(folder: Path) -> dict:
+    return json.loads((folder / "benches.json").read_text(encoding="utf-8"))
+
+
+def _bench_section(label: str, folder: Path, table: bool) -> list[str]:
+    """A run's outputs as printed; ``table``: its summary table first (the full run's opens
+    the page instead)."""
+    runs = _runs(folder)
     size = "small size (`--small`)" if runs.get("small") else "full size"
     when = f", {runs['date']}" if runs.get("date") else ""
     lines = [f"## {label}", "", f"{size}{when}; machine: {runs.get('machine', 'unknown')}.", ""]
+    lines += summary_table(runs, folder) if table else []
     failed = [b["bench"] for b in runs["benches"] if b.get("returncode") != 0]
     ran = {b["bench"] for b in runs["benches"]}
     absent = sorted(p.stem for p in (ROOT / "scripts").glob("bench_*.py") if p.stem not in ran)
@@ -341,7 +417,8 @@ def _bench_section(label: str, folder: Path) -> list[str]:
             '<div class="scroll-x" markdown>',  # a table of text: it scrolls, never wraps
             "",
             "```text",
-            (folder / bench["output"]).read_text(encoding="utf-8").rstrip() or "(no output)",
+            without_summaries((folder / bench["output"]).read_text(encoding="utf-8")).rstrip()
+            or "(no output)",
             "```",
             "",
             "</div>",
@@ -352,9 +429,15 @@ def _bench_section(label: str, folder: Path) -> list[str]:
 
 def performance_page() -> str:
     """The benches' output files: the only place the docs take timings from."""
-    lines = [
-        "# Performance",
-        "",
+    lines = ["# Performance", ""]
+    if (FULL_BENCH / "benches.json").is_file():
+        lines += [
+            "What each bench measured against its baseline in the full-size run committed to",
+            "the repository (`docs/benchmarks/full`); the benches' whole printouts follow.",
+            "",
+            *summary_table(_runs(FULL_BENCH), FULL_BENCH),
+        ]
+    lines += [
         "Every figure here is what a bench script in `scripts/` printed, read from its output",
         "file at build time; none is typed by hand. Each bench prints ratios against a baseline",
         "measured in the same run. Two runs are shown: a full-size run committed to the",
@@ -365,13 +448,13 @@ def performance_page() -> str:
         "",
     ]
     found = False
-    for label, folder in (
-        ("Full size (committed: docs/benchmarks/full)", FULL_BENCH),
-        ("This build's run", _env_folder("ARGBENCH_DOCS_BENCH")),
+    for label, folder, table in (
+        ("Full size (committed: docs/benchmarks/full)", FULL_BENCH, False),
+        ("This build's run", _env_folder("ARGBENCH_DOCS_BENCH"), True),
     ):
         if folder and (folder / "benches.json").is_file():
             found = True
-            lines += _bench_section(label, folder)
+            lines += _bench_section(label, folder, table)
     if not found:
         lines += ["No bench output in this build: `make docs BENCH=<folder>`.", ""]
     bench = _env_folder("ARGBENCH_DOCS_BENCH")

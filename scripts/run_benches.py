@@ -5,13 +5,16 @@ and keep what each printed: the files the documentation takes its timings from.
     python scripts/run_benches.py --out benchmarks             # full size (up to an hour)
 
 Writes ``<out>/<bench>.txt`` (the bench's standard output) and ``<out>/benches.json`` (per
-bench: the command, exit status, seconds, output file; and the machine and UTC date), rewritten
+bench: the command, exit status, seconds, output file, ``summary``: the comparisons it printed as
+``argbench-bench-summary:`` lines (scripts/summary_line.py), each with the machine and the UTC
+date it ran; and the machine and UTC date of the run), rewritten
 after every bench so that a long full-size run that is stopped keeps the benches that finished.
 ``--timeout`` stops a bench that runs longer (recorded with exit status ``null`` and
 ``"timed_out": true``). ``--append`` keeps the benches an earlier run of the same size wrote to
 ``<out>`` and adds (or replaces) the ones run now, each with the time it started and the load
 average when it ended. Exits 1 when any bench fails or times out, after running all of them,
-so that a broken bench is a red CI.
+so that a broken bench is a red CI; a bench that exits 0 without a summary line, or prints a malformed
+one, counts as failed (the error names the bench and the line).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from summary_line import PREFIX, BadSummary, parse_summaries  # noqa: E402 (a sibling of this file)
 
 
 def without_local_paths(text: str) -> str:
@@ -62,15 +67,16 @@ def main(argv=None) -> int:
     )
     if args.only and len(chosen) != len(args.only):
         parser.error(f"unknown bench in {args.only}; benches: {[b.stem for b in benches()]}")
-    runs, failed = [], []
+    runs, failed, kept = [], [], []
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     summary_path = out / "benches.json"
     if args.append and summary_path.is_file():
         earlier = json.loads(summary_path.read_text(encoding="utf-8"))
         if earlier["small"] != args.small:
             parser.error(f"--append: {summary_path} is a run of another size")
-        names = {b.stem for b in chosen}
-        runs = [r for r in earlier["benches"] if r["bench"] not in names]
+        # an earlier bench's record stays until this run replaces it: a run stopped halfway
+        # keeps the records (and output files) of the benches it did not reach
+        kept = earlier["benches"]
         started = earlier.get("date", started)
     for script in chosen:
         command = [sys.executable, str(script.relative_to(SCRIPTS.parent))]
@@ -114,9 +120,24 @@ def main(argv=None) -> int:
         print(f"-- exit {returncode}, {seconds:.1f} s", flush=True)
         run.update(returncode=returncode, seconds=round(seconds, 1), output=f"{script.stem}.txt")
         run["load"] = round(os.getloadavg()[0], 1)
-        runs.append(run)
         machine = f"{platform.platform()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
-        summary = {"small": args.small, "machine": machine, "date": started, "benches": runs}
+        try:
+            found = parse_summaries(stdout, script.stem)
+            if not found and returncode == 0:
+                raise BadSummary(f"{script.stem}: printed no {PREFIX.strip()} line")
+        except BadSummary as error:
+            print(f"error: {error}", file=sys.stderr)
+            run["summary_error"] = str(error)
+            found = []
+            if script.stem not in failed:
+                failed.append(script.stem)
+        # each comparison says where and when it was measured (the load: the machine is shared)
+        where = f"{platform.platform()}, {os.cpu_count()} CPUs, load {run['load']}"
+        run["summary"] = [{**record, "machine": where, "date": run["started"]} for record in found]
+        runs.append(run)
+        done = {r["bench"] for r in runs}
+        records = [r for r in kept if r["bench"] not in done] + runs
+        summary = {"small": args.small, "machine": machine, "date": started, "benches": records}
         summary_path.write_text(json.dumps(summary, indent=1), encoding="utf-8")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)

@@ -138,13 +138,13 @@ def test_samples_are_declared_with_the_corpora():
     assert samples()["cqs_gen"].source == "trial_output"
 
 
-# corpus names compared with a value (`name == "cqs_gen"`) anywhere but in the per-corpus
-# places: loaders/ (one builder per corpus), argbench/reproduce/ (one module per paper) and the
-# declarations themselves
+# names (of corpora, of metrics) compared with a value (`name == "cqs_gen"`) anywhere but in
+# the per-corpus places: loaders/ (one builder per corpus), argbench/reproduce/ (one module
+# per paper) and the declarations themselves
 _PER_CORPUS = ("loaders", "argbench/reproduce", "argbench/tasks")
 
 
-def corpus_branches(root: Path, corpora) -> list[str]:
+def name_branches(root: Path, names) -> list[str]:
     found = []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(ROOT if root.is_relative_to(ROOT) else root).as_posix()
@@ -155,18 +155,36 @@ def corpus_branches(root: Path, corpora) -> list[str]:
                 for side in (node.left, *node.comparators):
                     values = side.elts if isinstance(side, (ast.Tuple, ast.List)) else [side]
                     for value in values:
-                        if isinstance(value, ast.Constant) and value.value in corpora:
+                        if isinstance(value, ast.Constant) and value.value in names:
                             found.append(f"{relative}:{node.lineno}: {value.value!r}")
     return found
 
 
 def test_no_code_branches_on_a_corpus_name(tmp_path):
     corpora = set(list_datasets())
-    assert corpus_branches(ROOT / "argbench", corpora) == []
-    assert corpus_branches(ROOT / "metrics", corpora) == []
+    assert name_branches(ROOT / "argbench", corpora) == []
+    assert name_branches(ROOT / "metrics", corpora) == []
     # the check sees such a branch
     (tmp_path / "mod.py").write_text('def f(t):\n    return 1 if t.dataset == "claimdiff" else 2\n')
-    assert corpus_branches(tmp_path, corpora) == ["mod.py:2: 'claimdiff'"]
+    assert name_branches(tmp_path, corpora) == ["mod.py:2: 'claimdiff'"]
+
+
+def test_no_code_branches_on_a_metric_name(tmp_path):
+    """A metric's facts are fields of its declaration (``Metric``: ``references_apart``,
+    ``max_questions``, ``submission_field``, ...), read by the code: no comparison with a
+    declared metric's name in argbench/ or metrics/ (before: five, in the command line's
+    output and inputs and in evaluate_predictions)."""
+    metrics = set(declared_metrics())
+    assert name_branches(ROOT / "argbench", metrics) == []
+    assert name_branches(ROOT / "metrics", metrics) == []
+    # the check sees such a branch, in a tuple too
+    (tmp_path / "mod.py").write_text(
+        'def f(m):\n    return m != "cq_reference_match" or m in ("cr_diversity",)\n'
+    )
+    assert name_branches(tmp_path, metrics) == [
+        "mod.py:2: 'cq_reference_match'",
+        "mod.py:2: 'cr_diversity'",
+    ]
 
 
 def test_claimdiff_s_doc_runs_the_document_level_pairs(harness_env, monkeypatch):

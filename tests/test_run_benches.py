@@ -1,5 +1,7 @@
 """scripts/run_benches.py on stand-in benches: a timed-out bench is stopped with the process it
-started and recorded as such; --append finishes a run in parts; --only keeps its order."""
+started and recorded as such; --append finishes a run in parts; --only keeps its order; the
+``argbench-bench-summary:`` lines (scripts/summary_line.py) are collected, a malformed one or
+none at all fails the bench, naming it. And every real bench prints its summary at --small."""
 
 from __future__ import annotations
 
@@ -9,13 +11,24 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+GOOD = (
+    'argbench-bench-summary: {"work": "sort 1,000 items", "baseline": "bubble sort", '
+    '"baseline_s": 2.0, "argbench_s": 0.5, "ratio": 4.0, "items": 1000}'
+)
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / f"scripts/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _runner(scripts: Path):
-    spec = importlib.util.spec_from_file_location("run_benches", ROOT / "scripts/run_benches.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load("run_benches")
     module.SCRIPTS = scripts
     return module
 
@@ -23,7 +36,7 @@ def _runner(scripts: Path):
 def test_timeout_append_and_order(tmp_path):
     scripts = tmp_path / "scripts"
     scripts.mkdir()
-    (scripts / "bench_fast.py").write_text("print('fast ratio x2.0')\n")
+    (scripts / "bench_fast.py").write_text(f"print('fast ratio x2.0')\nprint({GOOD!r})\n")
     # a bench whose child outlives it unless the whole process group is stopped
     (scripts / "bench_slow.py").write_text(
         "import subprocess, sys, time\n"
@@ -59,3 +72,117 @@ def test_timeout_append_and_order(tmp_path):
     )
     summary = json.loads((out / "benches.json").read_text())
     assert [b["bench"] for b in summary["benches"]] == ["bench_fast", "bench_slow"]
+
+
+@pytest.mark.parametrize(
+    "line, why",
+    [
+        ("argbench-bench-summary: {work: 1}", "not JSON"),
+        ('argbench-bench-summary: ["work"]', "not a JSON object"),
+        (GOOD.replace('"ratio": 4.0, ', ""), "without ratio"),
+        (GOOD.replace('"ratio": 4.0', '"ratio": 3.0'), "is not baseline_s / argbench_s"),
+        (GOOD.replace('"baseline_s": 2.0', '"baseline_s": "2.0"'), "baseline_s must be a number"),
+        (GOOD.replace('"argbench_s": 0.5', '"argbench_s": 0'), "argbench_s must be a positive"),
+        (GOOD.replace('"baseline_s": 2.0', '"baseline_s": NaN'), "baseline_s must be a positive"),
+        (GOOD.replace('"work": "sort 1,000 items"', '"work": " "'), "work must be a non-empty"),
+    ],
+)
+def test_a_malformed_summary_line_is_refused_naming_the_bench(line, why):
+    summary_line = _load("summary_line")
+    with pytest.raises(summary_line.BadSummary, match=why) as error:
+        summary_line.parse_summaries(f"human output\n{line}\n", "bench_x")
+    assert str(error.value).startswith("bench_x: line 2:")
+    # the control: the good line, with its extra key, and the line the helper prints
+    (good,) = summary_line.parse_summaries(f"human output\n{GOOD}\n", "bench_x")
+    assert good == {**json.loads(GOOD.split(": ", 1)[1])}
+    printed = summary_line.summary_line("w", "b", 0.271834, 0.000157, n=3)
+    assert summary_line.parse_summaries(printed, "bench_x")[0]["ratio"] == pytest.approx(1731.43)
+
+
+def test_summaries_are_collected_and_a_bad_or_missing_one_fails_its_bench(tmp_path, capsys):
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    second = GOOD.replace("sort 1,000 items", "sort 2,000 items")
+    (scripts / "bench_good.py").write_text(f"print('x4')\nprint({GOOD!r})\nprint({second!r})\n")
+    bad = GOOD.replace('"ratio": 4.0', '"ratio": 40.0')
+    (scripts / "bench_bad.py").write_text(f"print('x4')\nprint({bad!r})\n")
+    (scripts / "bench_silent.py").write_text("print('ratio x4, in words only')\n")
+    out = tmp_path / "out"
+    assert _runner(scripts).main(["--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "error: bench_bad: line 2: summary ratio 40.0 is not baseline_s / argbench_s" in err
+    assert "error: bench_silent: printed no argbench-bench-summary: line" in err
+    assert "failed: bench_bad, bench_silent" in err
+    runs = {b["bench"]: b for b in json.loads((out / "benches.json").read_text())["benches"]}
+    good = runs["bench_good"]["summary"]
+    assert [s["work"] for s in good] == ["sort 1,000 items", "sort 2,000 items"]
+    assert all(s["ratio"] == 4.0 and s["items"] == 1000 for s in good)
+    assert all(s["date"] == runs["bench_good"]["started"] for s in good)
+    assert all("CPUs, load " in s["machine"] for s in good)
+    assert runs["bench_bad"]["summary"] == [] and "bench_bad" in runs["bench_bad"]["summary_error"]
+    assert runs["bench_good"]["returncode"] == 0 and "summary_error" not in runs["bench_good"]
+
+    # the Performance page's table: built from benches.json, and a bad entry stops it
+    hooks = _load("mkdocs_hooks")
+    summary = json.loads((out / "benches.json").read_text())
+    with pytest.raises(hooks.BadSummary, match="bench_bad: line 2"):
+        hooks.summary_table(summary, out)
+    summary["benches"] = [b for b in summary["benches"] if b["bench"] != "bench_bad"]
+    del summary["benches"][-1]["summary_error"]  # bench_silent as a run from before the lines
+    lines = hooks.summary_table(summary, out)
+    table = "\n".join(lines)
+    header = "| work | baseline | baseline s | argbench s | ratio | machine | date |"
+    rows = [line for line in lines[lines.index(header) :] if line.startswith("|")]
+    assert len(rows) == 2 + 3 and {r.count("|") - r.count("\\|") for r in rows} == {8}, rows
+    assert "| `bench_good` sort 1,000 items | bubble sort | 2 | 0.5 | x4 |" in table
+    assert "| `bench_silent` no summary yet (output from before them) |" in table
+    summary["benches"][0]["summary"][0]["argbench_s"] = 1.0  # typed by hand into benches.json
+    with pytest.raises(hooks.BadSummary, match="bench_good: summary ratio 4.0 is not"):
+        hooks.summary_table(summary, out)
+
+
+@pytest.mark.slow
+@pytest.mark.mirror
+@pytest.mark.real_server
+def test_every_bench_prints_its_summary_at_small_size(tmp_path, real_mirror, monkeypatch):
+    """Every scripts/bench_*.py, run as CI runs it (`make benches`), prints at least one
+    summary line that parses, and the Performance page renders a row for each."""
+    monkeypatch.setenv("ARGBENCH_SOURCES", str(real_mirror))  # the benches read the mirror
+    runner = _load("run_benches")
+    out = tmp_path / "benches"
+    assert runner.main(["--small", "--out", str(out)]) == 0
+    summary = json.loads((out / "benches.json").read_text())
+    assert {b["bench"] for b in summary["benches"]} == {p.stem for p in runner.benches()}
+    hooks = _load("mkdocs_hooks")
+    table = "\n".join(hooks.summary_table(summary, out))
+    for bench in summary["benches"]:
+        assert bench["summary"], f"{bench['bench']} printed no summary line"
+        for entry in bench["summary"]:
+            assert f"| `{bench['bench']}` {entry['work']} |" in table
+    assert "no summary yet" not in table
+
+
+def test_an_append_run_stopped_halfway_keeps_the_benches_it_did_not_reach(tmp_path):
+    """--append over a whole earlier run: while the second bench runs (or if the run is
+    stopped then), benches.json still holds the earlier record of every bench not yet redone."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    out = tmp_path / "out"
+    for name in ("bench_a", "bench_b"):
+        (scripts / f"{name}.py").write_text(f"print({GOOD!r})\n")
+    runner = _runner(scripts)
+    assert runner.main(["--out", str(out)]) == 0
+    first = {b["bench"]: b for b in json.loads((out / "benches.json").read_text())["benches"]}
+    # bench_b, run again, copies benches.json as it is while bench_b runs
+    seen = tmp_path / "seen.json"
+    (scripts / "bench_b.py").write_text(
+        "import shutil\n"
+        f"shutil.copy({str(out / 'benches.json')!r}, {str(seen)!r})\n"
+        f"print({GOOD!r})\n"
+    )
+    assert runner.main(["--out", str(out), "--append", "--only", "bench_a", "bench_b"]) == 0
+    during = {b["bench"]: b for b in json.loads(seen.read_text())["benches"]}
+    assert during["bench_b"] == first["bench_b"]  # was dropped at the start of the run
+    assert during["bench_a"]["started"] >= first["bench_a"]["started"]
+    after = json.loads((out / "benches.json").read_text())["benches"]
+    assert [b["bench"] for b in after] == ["bench_a", "bench_b"]

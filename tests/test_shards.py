@@ -575,3 +575,24 @@ def test_records_that_become_several_examples_are_refused_as_by_one_run(
     flags[-1] = "predictions=intervention"
     code, _, err = cli(capsys, "evaluate", "cr_diversity", *flags, "--shard", "0/2", "--out", part)
     assert code == 0 and part.exists(), err
+
+
+@pytest.mark.parametrize("name", ["a\u202eb", "a\u200bb"], ids=repr)
+def test_a_records_shard_checks_its_system_name_before_the_work(webis, tmp_path, name):
+    """Old: ``shard_split_records(system=...)`` took any name; a bidi or zero-width
+    character was refused only when a results file was written from the merge. New: refused
+    before the split is loaded (its cache folder stays absent), with check_name's message.
+    Control: a plain name makes the fragment under that name."""
+    where, _ = webis
+    fresh = tmp_path / "fresh-cache"
+    sources = where["sources"]
+    with pytest.raises(ValueError, match=rf"U\+{ord(name[1]):04X}"):
+        shard_split_records(
+            "bradley_terry", "webis_argquality20", "pairwise", shard="0/2", system=name,
+            sources=sources, cache_dir=str(fresh),
+        )  # fmt: skip
+    assert not fresh.exists()
+    part = shard_split_records(
+        "bradley_terry", "webis_argquality20", "pairwise", shard="0/2", system="mine", **where
+    )
+    assert part["system"] == "mine"

@@ -117,3 +117,28 @@ def test_every_page_fits_stays_offline_and_logs_no_error(browser, site):
         assert (shots / f"{name}.png").stat().st_size > 10_000, name
     if os.environ.get("ARGBENCH_SITE_DIR"):
         print(f"screenshots: {shots}")
+
+
+RESULTS_JS = r"""[...document.querySelectorAll('.md-search-result__item > .md-search-result__link')]
+  .map(a => new URL(a.href).pathname)"""
+
+
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        # the subject's words find its corpus page first: the card's heading names it (it was
+        # 13th, below API pages whose section titles say "questions")
+        ("critical questions", "/corpora/cqs_gen/"),
+        ("ClaimDiff", "/corpora/claimdiff/"),  # the control: a corpus found by its name
+    ],
+)
+def test_search_box_puts_the_subjects_page_first(browser, site, query, first):
+    """Typed into the site's search box, ranked by the site's own lunr index and code."""
+    with SiteServer(site) as server:
+        browser.open(server.base, settle=0.6)
+        browser.evaluate("document.querySelector('.md-search__input').focus()")
+        browser.call("Input.insertText", {"text": query})
+        browser.wait_for("document.querySelectorAll('.md-search-result__item').length > 0")
+        browser.settle(0.5)  # the results of the whole query, not of a prefix
+        results = browser.evaluate(RESULTS_JS)
+    assert results[0] == first, results[:15]

@@ -209,3 +209,32 @@ def test_a_failed_notebook_cell_stops_the_build(tmp_path):
     (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
     with pytest.raises(render.NotebookError, match="never executed"):
         render.notebook_page(tmp_path / "nb.ipynb", "nb")
+
+
+def test_performance_page_opens_with_the_summary_table(texts):
+    """The committed full run's comparisons, one row per summary line a bench printed (a bench
+    without one says so), before the benches' printouts."""
+    article = re.search(r"<article.*?</article>", texts["reference/performance"], re.S).group(0)
+    opening = article.split("<h2", 1)[0]  # what comes before the first section
+    table = re.search(r"<table>.*?</table>", opening, re.S)
+    assert table, opening[:2000]
+    headers = [html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", table.group(0))]
+    assert headers == ["work", "baseline", "baseline s", "argbench s", "ratio", "machine", "date"]
+    rows = [
+        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        for r in re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]
+    ]
+    full = json.loads((ROOT / "docs/benchmarks/full/benches.json").read_text(encoding="utf-8"))
+    ratio = lambda r: f"x{r:,.0f}" if r >= 100 else f"x{r:.3g}"  # noqa: E731
+    entries = [(b["bench"], s) for b in full["benches"] for s in b.get("summary") or []]
+    expected = [
+        [f"{b} {s['work']}", s["baseline"], ratio(s["ratio"]), s["date"]] for b, s in entries
+    ]
+    assert [[r[0], r[1], r[4], r[6]] for r in rows if r[2]] == expected
+    # the machine: its platform once above the table when the rows share it, CPUs and load per row
+    shared = re.search(r"Machine: (.*?)\.</p>", opening)
+    for row, (_, s) in zip([r for r in rows if r[2]], entries, strict=True):
+        assert (f"{shared.group(1)}, {row[5]}" if shared else row[5]) == s["machine"]
+    without = [r[0].split(" no summary yet (")[0] for r in rows if not r[2]]
+    assert without == [b["bench"] for b in full["benches"] if not b.get("summary")]
+    assert "argbench-bench-summary: {" not in _visible(article)  # the lines are the table

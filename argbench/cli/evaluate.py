@@ -36,7 +36,7 @@ from argbench.cli.evaluate_inputs import (
 )
 from argbench.cli.output import format_table, plot_curve, scalars  # noqa: F401 - scalars: API
 from argbench.constants import LLM_SECRET_OPTIONS
-from argbench.io import check_name, check_text, claim_output
+from argbench.io import check_name, check_text, claim_output, printable
 from argbench.metrics import list_metrics
 from argbench.records import inputs_from_records, top_fields
 from argbench.results import (
@@ -48,7 +48,7 @@ from argbench.results import (
     split_item_ids,
     write_results,
 )
-from argbench.results.evaluate import default_system, shard_split_records
+from argbench.results.evaluate import shard_split_records, system_name
 from argbench.results.shards import Shard, write_fragment
 from argbench.scoring import declaration, declared_metrics, metric_function
 from argbench.signature import Signature
@@ -204,7 +204,7 @@ def _cmd_evaluate(args) -> int:
     if args.engine == "ray":
         return _cmd_ray(args)
     result, header, doc = run(args, note=lambda m: print(f"note: {m}", file=sys.stderr))
-    if args.metric == "cq_reference_match" and result.get("n_long"):
+    if declaration(args.metric).max_questions and result.get("n_long"):
         print(f"note: {_long_note(result)}", file=sys.stderr)
     if args.out:
         write_results(doc, args.out)
@@ -271,7 +271,7 @@ def _cmd_shard(args) -> int:
         )
     write_fragment(fragment, args.out)
     items = len(fragment["item_ids"])
-    source = f"{args.input} on " if args.input else ""
+    source = f"{printable(args.input)} on " if args.input else ""
     print(
         f"{args.metric} shard {shard} of {source}{_label(fragment['dataset'])}: "
         f"{items:,} of {fragment['n_split_items']:,} items"
@@ -428,7 +428,7 @@ def _run_predictions(args, options, features, note) -> tuple[dict, str, dict]:
     missing = (
         f" ({doc['n_missing']:,} without a prediction, not scored)" if doc["n_missing"] else ""
     )
-    source = f"{args.input} on {_label(doc['dataset'])}"
+    source = f"{printable(args.input)} on {_label(doc['dataset'])}"
     _plot(args, result, source, note)
     header = f"{args.metric} of {source}: {doc['n_items']:,} items{missing}"
     return result, header, doc  # intervals: evaluate_predictions(ci=...)
@@ -443,7 +443,7 @@ def _record_inputs(args, records, keys, split, features, note) -> dict:
             args.metric, records, keys, features, columns, note, strip_numbers=not args.dataset
         )
     except ValueError as error:
-        if args.metric == "cq_reference_match" and not args.dataset:
+        if declaration(args.metric).references_apart and not args.dataset:
             hint = "a shared-task submission needs --references FILE or --references-dataset"
             raise ValueError(f"{error}; {hint}") from None
         hint = config_hint(args.dataset, split.config, columns) if split is not None else None
@@ -477,15 +477,14 @@ def _item_ids(args, split, inputs) -> list[str] | None:
 def _claim_outputs(args) -> None:
     """--out and --plot checked (writable, not an input) and locked before any work."""
     inputs = [args.input, args.dev, args.references, args.dataset]
+    # the system's name (with no --system, the predictions file's stem) is shown and
+    # recorded: one it would refuse fails before any work (any request to an LLM judge)
+    if args.input and args.dataset:
+        system_name(args.system, args.input, "--system")
+    elif args.system:
+        check_name(args.system, "--system")
     if args.out:
         claim_output(args.out, inputs=inputs, suffixes=(".json",), what="--out")
-        # the results file records these: one it refuses would fail after the work (after
-        # every request to an LLM judge); with no --system, the predictions file's stem
-        if args.system or not (args.input and args.dataset):
-            check_name(args.system or "", "--system")
-        else:
-            where = f"{str(args.input)!r} gives the system name (pass --system NAME):"
-            check_name(default_system(args.input), where)
         check_text(_command(args), "the command line (a file name that is not UTF-8?)")
     if args.plot:
         claim_output(args.plot, inputs=inputs, suffixes=(".png",), what="--plot")

@@ -15,7 +15,7 @@ from argbench.cli import UsageError, check_dataset
 from argbench.io import read_json
 from argbench.records import resolve_columns
 from argbench.results import load_split, read_predictions, read_submission_file
-from argbench.scoring import declaration
+from argbench.scoring import declaration, declared_metrics
 
 SHORTCUTS = ("model", "threshold", "matcher")  # --model X is --option model=X, etc.
 
@@ -59,8 +59,9 @@ def submission_inputs(args) -> tuple[dict, str]:
     """compute() inputs from a CQs-Gen submission and its references (read_submission)."""
     from argbench.scoring.cq_reference_match import read_submission
 
-    if args.metric != "cq_reference_match":
-        raise UsageError("--references / --references-dataset go with cq_reference_match")
+    if not declaration(args.metric).references_apart:
+        apart = [name for name, spec in declared_metrics().items() if spec.references_apart]
+        raise UsageError(f"--references / --references-dataset go with {', '.join(apart)}")
     if args.references and args.references_dataset:
         raise UsageError("give --references or --references-dataset, not both")
     if not args.input or args.dataset or args.column:

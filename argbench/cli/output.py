@@ -6,6 +6,7 @@ from __future__ import annotations
 from argbench.io import save_figure
 from argbench.metrics import metric_path, output_meanings
 from argbench.results import plain
+from argbench.scoring import declaration
 
 __all__ = ["format_table", "plot_curve", "scalars"]
 
@@ -71,7 +72,11 @@ def format_table(result: dict, metric: str | None = None) -> str:
     value's one-line meaning from the metric card's Outputs table and where the card is."""
     rows, other = scalars({k: v for k, v in result.items() if k != "signature"})
     meanings = output_meanings(metric) if metric else {}
-    if metric == "cq_reference_match" and "|max_q:all|" in str(result.get("signature")):
+    if (
+        metric
+        and declaration(metric).max_questions
+        and "|max_q:all|" in str(result.get("signature"))
+    ):
         # the card's line is the protocol's (Useful/3); this run scored every question
         meanings["score"] = (
             "mean over interventions of Useful / max(3, n): every question scored (max_q:all)"

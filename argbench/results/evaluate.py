@@ -8,27 +8,43 @@ from pathlib import Path
 
 from argbench._version import __version__
 from argbench.constants import LLM_CONNECTION_OPTIONS, LLM_SECRET_OPTIONS
+from argbench.io import check_name
 from argbench.records import inputs_from_records, resolve_columns, top_fields
 from argbench.results.document import build_document, plain
-from argbench.results.predictions import _id_fields, join, read_predictions, split_item_ids
+from argbench.results.predictions import (
+    _id_fields,
+    join,
+    read_predictions,
+    record_places,
+    split_item_ids,
+)
 from argbench.results.shards import Shard, build_fragment, run_digest
 from argbench.results.split import load_split
 from argbench.scoring import declaration, headline_or_none, metric_function
 
 __all__ = [
     "add_intervals",
-    "default_system",
     "evaluate_predictions",
     "score_records",
     "shard_split_records",
+    "system_name",
 ]
 
 
-def default_system(predictions) -> str:
-    """The system name a results file records when none is given: the predictions file's
-    stem (``"system"`` for records in memory). One place, so the command line can check the
-    name before the work (:func:`argbench.io.check_name`), as it is checked when written."""
-    return Path(predictions).stem if isinstance(predictions, (str, Path)) else "system"
+def system_name(system, predictions, what: str = "system") -> str:
+    """The system name the results document records, checked (:func:`argbench.io.check_name`:
+    no control or invisible format character) before any work: ``system`` (named ``what``
+    in the message, ``--system`` on the command line), else the predictions file's stem
+    (``"system"`` for records in memory). One place for the command line and the library,
+    so a name the results file would refuse fails before the split is loaded or a judge is
+    asked, with or without an output file."""
+    if system is not None:
+        return check_name(system, what)
+    if not isinstance(predictions, (str, Path)):
+        return "system"
+    flag = "--system NAME" if what == "--system" else f"{what}=NAME"
+    where = f"{str(predictions)!r} gives the system name (pass {flag}):"
+    return check_name(Path(predictions).stem, where)
 
 
 def add_intervals(result: dict, resamples=10_000, seed=0, confidence=0.95) -> dict:
@@ -133,7 +149,8 @@ def evaluate_predictions(
     """
     if isinstance(shard, str):
         shard = Shard.parse(shard)
-    declaration(metric)  # an unknown metric: an error listing the metrics
+    spec = declaration(metric)  # an unknown metric: an error listing the metrics
+    system = system_name(system, predictions)
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
     )
@@ -142,10 +159,14 @@ def evaluate_predictions(
         raise ValueError(f"{metric} takes no predictions (inputs: {', '.join(features)})")
     records, keys = read_predictions(predictions)
     overrides = dict(columns or {})
-    if metric == "cr_diversity" and "predictions" not in overrides and records:
+    if spec.submission_field and "predictions" not in overrides and records:
         first = records[0]
-        if isinstance(first, dict) and "cq" not in first and "cqs" in first:
-            overrides["predictions"] = "cqs"  # a submission: its questions
+        if (
+            isinstance(first, dict)
+            and spec.columns["predictions"] not in first
+            and spec.submission_field in first
+        ):
+            overrides["predictions"] = spec.submission_field  # a submission: its questions
     resolved = resolve_columns(metric, overrides, features)
     take = [resolved["predictions"].split(".")[0]]
     reference_fields = [
@@ -161,6 +182,7 @@ def evaluate_predictions(
             take=take,
             reference_fields=reference_fields,
             allow_missing=allow_missing,
+            place=record_places(predictions, keys),
         )
     except ValueError as error:  # a record's error names the predictions file too
         if isinstance(predictions, (str, Path)) and str(predictions) not in str(error):
@@ -168,8 +190,6 @@ def evaluate_predictions(
         raise
     if missing:
         note(f"{len(missing):,} items of {chosen.label()} have no prediction and are not scored")
-    if system is None:
-        system = default_system(predictions)
     intervals = {"resamples": resamples, "seed": seed, "confidence": confidence} if ci else None
     if shard is not None:
         run_of = {"records": records, "keys": keys, "id_fields": fields, "missing": allow_missing}
@@ -221,6 +241,8 @@ def shard_split_records(
     if isinstance(shard, str):
         shard = Shard.parse(shard)
     declaration(metric)
+    if system is not None:  # checked before the work, as every route does
+        system = system_name(system, None)
     chosen = load_split(
         dataset, config, split, sources=sources, cache_dir=cache_dir, num_proc=num_proc
     )

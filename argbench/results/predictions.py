@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from argbench.io import check_text, read_json, read_records
+from argbench.io import check_text, json_keys, read_json, read_records, record_lines
 from argbench.records import where
 from argbench.tasks import id_columns
 
-__all__ = ["join", "read_predictions", "read_submission_file", "split_item_ids"]
+__all__ = [
+    "join",
+    "read_predictions",
+    "read_submission_file",
+    "record_places",
+    "split_item_ids",
+]
 
 # The corpora's own ids are the declared tasks' id columns (argbench.tasks.id_columns), looked
 # for in that order among a split's columns. Predictions give all the fields of one, or a
@@ -29,12 +35,33 @@ def read_predictions(source, submissions: bool = True) -> tuple[list, list | Non
     else:
         data = source
     if isinstance(data, dict):
+        if isinstance(source, (str, Path)):
+            _refuse_repeated_keys(source, len(data))
         keys, records = [str(k) for k in data], list(data.values())
     elif isinstance(data, list):
         keys, records = None, list(data)
     else:
         raise ValueError("predictions: expected a list of records or an object keyed by id")
     return [_submission_record(r) for r in records] if submissions else records, keys
+
+
+def _refuse_repeated_keys(path, held: int) -> None:
+    """A keyed predictions file that writes one id twice: JSON keeps the last value
+    silently, so the first prediction would be dropped unseen. Named by its lines."""
+    written = json_keys(path)
+    if len(written) == held:
+        return
+    lines: dict[str, list[int]] = {}
+    for key, line in written:
+        lines.setdefault(key, []).append(line)
+    repeated = {k: v for k, v in lines.items() if len(v) > 1}
+    places = "; ".join(
+        f"{k!r} at lines {', '.join(map(str, v))}" for k, v in list(repeated.items())[:5]
+    )
+    raise ValueError(
+        f"{path}: {len(repeated):,} ids occur more than once in the predictions: "
+        f"{_listing(repeated)} ({places}); JSON would keep only the last of each"
+    )
 
 
 def _submission_record(record):
@@ -90,26 +117,57 @@ def _id_fields(columns, given) -> tuple[str, ...]:
     )
 
 
-def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, allow_missing):
+def record_places(source, keys):
+    """index -> where a person finds that prediction: in a file, its line (a JSON list also
+    its element's index, a keyed JSON object the key); records in memory, their index (and
+    key). The file's lines are read only when an error names a record."""
+    if not isinstance(source, (str, Path)):
+        return lambda index: where(index, keys)
+    lines: list[int] = []
+
+    def place(index: int) -> str:
+        if not lines:
+            lines.extend(record_lines(source))
+        line = f"line {lines[index]}" if index < len(lines) else f"record {index}"
+        if keys:
+            return f"{line} (key {keys[index]!r})"
+        return line if Path(source).suffix == ".jsonl" else f"{line} (element {index})"
+
+    return place
+
+
+def join(
+    rows: list[dict],
+    records,
+    keys,
+    *,
+    id_fields,
+    take,
+    reference_fields,
+    allow_missing,
+    place=None,
+):
     """Predictions joined to split rows by id, in the split's order.
 
     ``take``: the prediction fields copied onto each row. Returns (merged rows, their ids,
     ids of the split without a prediction, every item id of the split in its order: where a
     sharded run's items sit in the whole run). Duplicate and unknown ids are always errors;
-    missing ones unless ``allow_missing``."""
+    missing ones unless ``allow_missing``. ``place``: index -> where a person finds that
+    record (:func:`record_places`; by default its index and key)."""
+    place = place or (lambda index: where(index, keys))
     if not records:
         raise ValueError("predictions: no records")
     first = records[0] if isinstance(records[0], dict) else {}
     level = sum(1 for _ in _prefix(id_fields, first)) or (1 if keys else 0)
     if not level:
         raise ValueError(
-            f"record 0: no id field {id_fields[0]!r}: each prediction names its item "
+            f"{place(0)}: no id field {id_fields[0]!r}: each prediction names its item "
             f"({' + '.join(id_fields)})"
         )
     fields = id_fields[:level]
     ids = []
     for index, record in enumerate(records):
-        at = where(index, keys)
+        at = place(index)
         if not isinstance(record, dict):
             raise ValueError(f"{at}: expected an object with {fields[0]!r}, got {record!r:.60}")
         parts = []
@@ -129,7 +187,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
     duplicates = [i for i, c in Counter(ids).items() if c > 1]
     if duplicates:
         places = "; ".join(
-            f"{i!r} at records {', '.join(str(k) for k, x in enumerate(ids) if x == i)}"
+            f"{i!r} at {', '.join(place(k) for k, x in enumerate(ids) if x == i)}"
             for i in duplicates[:5]
         )
         raise ValueError(
@@ -172,7 +230,7 @@ def join(rows: list[dict], records, keys, *, id_fields, take, reference_fields, 
         row = {k: v for k, v in row.items() if k != "__row"}
         for field in take:
             if field not in record:
-                raise ValueError(f"{where(index, keys)}: no field {field!r} (has {list(record)})")
+                raise ValueError(f"{place(index)}: no field {field!r} (has {list(record)})")
             row[field] = record[field]
         merged.append(row)
         order.append(key)

@@ -44,6 +44,8 @@ METRIC = Metric(
         "nae_rate": Figure("nae_rate", higher_is_better=False),
         "useful_rate": Figure("useful_rate"),
     },
+    references_apart=True,
+    max_questions=True,
 )
 
 __all__ = [

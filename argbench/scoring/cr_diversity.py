@@ -23,7 +23,9 @@ from argbench.signature import Signature
 # the metric's features (see argbench.scoring): one example = one value of each
 INPUTS = {"predictions": "string"}
 
-METRIC = Metric(inputs=INPUTS, columns={"predictions": "cq"}, measurement=True)
+METRIC = Metric(
+    inputs=INPUTS, columns={"predictions": "cq"}, measurement=True, submission_field="cqs"
+)
 
 _CHUNK = 10_000  # texts per piece: big enough for C-speed joins, small next to a corpus
 

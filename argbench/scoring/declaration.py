@@ -59,7 +59,15 @@ class Metric:
     harness's table; ``measurement``: a statistic of predictions or ratings alone (evaluate's
     module type "measurement"); ``argument_lists``: the references are CAM argument lists
     (files may number them "N. "); ``curve``: the result has a precision-recall curve
-    (``argbench evaluate --dev/--plot``)."""
+    (``argbench evaluate --dev/--plot``); ``references_apart``: a shared-task submission FILE
+    is scored against references given apart (``argbench evaluate --references FILE`` or
+    ``--references-dataset``), as the shared task's own script does; ``max_questions``: at
+    most three questions of an item are scored by default (the result counts the items with
+    more, ``n_long``; the signature's ``max_q`` says how they were scored, ``max_q:all``
+    every one, Useful / max(3, n)); ``submission_field``: the field of a shared-task
+    submission record that holds the predictions, read when a record has it and not the
+    declared ``predictions`` column. The code reads these facts; it never compares a
+    metric's name (``tests/test_declarations.py`` checks)."""
 
     inputs: dict
     columns: dict[str, str]
@@ -68,6 +76,9 @@ class Metric:
     measurement: bool = False
     argument_lists: bool = False
     curve: bool = False
+    references_apart: bool = False
+    max_questions: bool = False
+    submission_field: str | None = None
 
     @property
     def module_type(self) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from argbench.io import decode_utf8, parse_yaml
 from argbench.scoring import declaration, metric_function
 from argbench.tasks.kinds import KINDS, Kind
 
@@ -208,9 +209,11 @@ def read_files(folder) -> dict[str, dict]:
     for path in sorted((p for p in folder.iterdir() if p.name.endswith(".yaml")), key=str):
         where = f"argbench/tasks/{path.name}" if folder == HERE else str(path)
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+            document = parse_yaml(decode_utf8(path.read_bytes(), where), where, yaml.safe_load)
         except yaml.YAMLError as error:
             raise TaskDeclarationError(f"{where}: not YAML ({error})") from None
+        except ValueError as error:  # not UTF-8, a number out of range, nesting too deep
+            raise TaskDeclarationError(str(error)) from None
         if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
             raise TaskDeclarationError(f"{where}: expected a mapping with a list 'tasks'")
         if not isinstance(document.get("corpus"), str):
