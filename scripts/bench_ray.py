@@ -24,11 +24,12 @@ faster here: the ratio is its overhead (scheduling, each shard reading the split
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
+
+from summary_line import print_summary  # a sibling of this file (scripts/)
 
 import argbench
 from argbench.llm import llama_server, packaged_gguf
@@ -105,14 +106,7 @@ def main(argv=None) -> None:
         f"  {'Ray route':<28} {ray_s:8.2f} s  {ray_s / plain_s:.2f}x the time "
         f"(overhead {ray_s - plain_s:+.2f} s), results equal"
     )
-    summary = {
-        "work": work,
-        "baseline": "plain client",
-        "baseline_s": round(plain_s, 3),
-        "argbench_s": round(ray_s, 3),
-        "ratio": round(plain_s / ray_s, 3),
-    }
-    print(f"argbench-bench-summary: {json.dumps(summary)}")
+    print_summary(work, "plain client", plain_s, ray_s)
 
 
 if __name__ == "__main__":
