@@ -19,20 +19,8 @@ from argbench.leaderboard.space import config as space_config
 from argbench.leaderboard.space import write_space
 from argbench.tasks import TaskDeclarationError, read_tasks
 from tests.helpers import cli
+from tests.test_declarations import GOOD as GOOD_TASKS
 from tests.test_leaderboard import board, results, write
-
-GOOD_TASKS = """\
-corpus: cqs_gen
-tasks:
-  - name: mine
-    corpus: cqs_gen
-    config: interventions
-    split: validation
-    id_fields: [intervention_id]
-    prediction: cqs
-    metrics: [cq_reference_match]
-    description: a task
-"""
 
 
 def _declare_text(folder, text):
