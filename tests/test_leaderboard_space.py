@@ -552,19 +552,18 @@ def test_kept_uploads_are_read_back_through_the_results_checks(hub, tmp_path, mo
     venv above): created private on the first read, an upload committed and seen by a second
     copy, a name taken there refused, and a file edited in the repo named and never read
     into the board (the copy stays as it was)."""
+    import huggingface_hub.constants
     import huggingface_hub.file_download
 
     from tests.test_leaderboard import IDS, results
 
     api = hub.api()
     # file URLs come from a template made at import (from HF_ENDPOINT, which the Space sets
-    # before it starts); this process imported huggingface_hub before the test Hub ran
-    monkeypatch.setattr(
-        huggingface_hub.file_download,
-        "HUGGINGFACE_CO_URL_TEMPLATE",
-        hub.url + "/{repo_id}/resolve/{revision}/{filename}",
-        raising=False,
-    )
+    # before it starts); this process imported huggingface_hub before the test Hub ran.
+    # huggingface_hub < 1 reads the name file_download imported, 2.x reads constants'.
+    template = hub.url + "/{repo_id}/resolve/{revision}/{filename}"
+    for module in (huggingface_hub.constants, huggingface_hub.file_download):
+        monkeypatch.setattr(module, "HUGGINGFACE_CO_URL_TEMPLATE", template, raising=False)
     first = submit.Submissions(KEPT, tmp_path / "first", api=api)
     first.pull()
     assert api.repo_info(KEPT, repo_type="dataset").private
