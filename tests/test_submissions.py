@@ -249,7 +249,9 @@ def test_a_second_run_with_other_settings_never_erases_the_first(
 
 
 @pytest.mark.mirror
-def test_a_model_run_on_cam_shares_a_column_with_the_experts_and_chatgpt(real_corpora, tmp_path):
+def test_a_model_run_on_cam_shares_a_column_with_the_experts_and_chatgpt(
+    real_corpora, tmp_path, monkeypatch
+):
     """CAM's harness task scores a model on the silver split (112 questions); the experts'
     and ChatGPT's answers (50 questions) are scored there too, each gold question matched to
     its twin (same pair, same arguments and labels). A model's answers imported from a harness
@@ -272,6 +274,9 @@ def test_a_model_run_on_cam_shares_a_column_with_the_experts_and_chatgpt(real_co
     records = [{"question_id": f"silver-{k}", "answer": f"A is better [1] [{k % 3 + 2}]"}
                for k in range(0, 112, 7)]  # fmt: skip
     paths = [str(p) for p in shipped]
+    # a harness run reads the mirror from the environment, as a user's does (without it the
+    # split came from whatever an earlier test in this worker had cached: an order-dependent pass)
+    monkeypatch.setenv("ARGBENCH_SOURCES", str(real_corpora.mirror))
     for metric, doc in runs.results("cam_answers", records, system="model").items():
         paths.append(str(write_results(doc, tmp_path / f"model-{metric}.json")))
     read_docs = [(p, json.loads(open(p).read())) for p in paths]
